@@ -1,0 +1,51 @@
+package dev.agentswarm.core.protocol;
+
+import dev.agentswarm.core.CborSerializable;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What a policy answered: the text, native tool calls (OpenAI-style servers), the exact token
+ * ids and their log-probs under the distribution actually sampled (empty when the server does
+ * not return them), why it stopped, the policy version that produced it and token counts.
+ */
+public record Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, float[] logprobs,
+                         FinishReason finishReason, long policyVersion, int promptTokens, int completionTokens)
+        implements CborSerializable {
+
+    private static final int[] NO_IDS = new int[0];
+    private static final float[] NO_LOGPROBS = new float[0];
+
+    public Completion {
+        text = text == null ? "" : text;
+        toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
+        tokenIds = tokenIds == null ? NO_IDS : tokenIds;
+        logprobs = logprobs == null ? NO_LOGPROBS : logprobs;
+        finishReason = finishReason == null ? FinishReason.STOP : finishReason;
+    }
+
+    /** A text-only completion, as scripted policies produce. */
+    public static Completion ofText(String text, int promptTokens, int completionTokens) {
+        return new Completion(text, List.of(), null, null, FinishReason.STOP, 0, promptTokens, completionTokens);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Completion c && text.equals(c.text) && toolCalls.equals(c.toolCalls)
+                && Arrays.equals(tokenIds, c.tokenIds) && Arrays.equals(logprobs, c.logprobs)
+                && finishReason == c.finishReason && policyVersion == c.policyVersion
+                && promptTokens == c.promptTokens && completionTokens == c.completionTokens;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(text, toolCalls, Arrays.hashCode(tokenIds), finishReason, policyVersion);
+    }
+
+    @Override
+    public String toString() {
+        return "Completion[text=" + text + ", toolCalls=" + toolCalls + ", tokens=" + tokenIds.length
+                + ", finish=" + finishReason + ", version=" + policyVersion + "]";
+    }
+}

@@ -1,0 +1,23 @@
+package dev.agentswarm.core.protocol;
+
+/** Why an episode ended. */
+public enum StopReason {
+    /** The policy gave a final answer (plain text, {@code Final Answer:} or the {@code finish} tool). */
+    FINAL_ANSWER,
+    /** {@code max-turns} policy turns were used without a final answer. */
+    MAX_TURNS,
+    /** The episode's token budget ran out. */
+    TOKEN_BUDGET,
+    /** The episode's wall-clock deadline passed. */
+    DEADLINE,
+    /** The policy itself failed (server down, bad response) after its retries. */
+    POLICY_ERROR,
+    /** The episode was cancelled by its requester (budget of a parent, straggler of a join). */
+    CANCELLED,
+    /** The episode's actor crashed; the worker reports it so no request goes unanswered. */
+    CRASHED;
+
+    public boolean completed() {
+        return this == FINAL_ANSWER;
+    }
+}

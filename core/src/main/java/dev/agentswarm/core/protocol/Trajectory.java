@@ -1,0 +1,35 @@
+package dev.agentswarm.core.protocol;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.agentswarm.core.CborSerializable;
+import java.util.List;
+
+/**
+ * Everything one episode did: the messages it started from, every turn with its exact token
+ * ids and log-probs, the final answer, why it stopped, its counts and (once scored) its reward.
+ * {@code error} explains a policy error or crash.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record Trajectory(String episodeId, String groupId, String taskId, List<Message> prompt, List<Turn> turns,
+                         String finalAnswer, StopReason stopReason, String error, EpisodeStats stats,
+                         RewardBreakdown reward) implements CborSerializable {
+
+    public Trajectory {
+        prompt = prompt == null ? List.of() : List.copyOf(prompt);
+        turns = turns == null ? List.of() : List.copyOf(turns);
+    }
+
+    public Trajectory withReward(RewardBreakdown r) {
+        return new Trajectory(episodeId, groupId, taskId, prompt, turns, finalAnswer, stopReason, error, stats, r);
+    }
+
+    /** The same trajectory with every timing zeroed: equal across a recording and its replay. */
+    public Trajectory withoutTimings() {
+        return new Trajectory(episodeId, groupId, taskId, prompt, turns.stream().map(Turn::withoutTimings).toList(),
+                finalAnswer, stopReason, error, stats == null ? null : stats.withoutTimings(), reward);
+    }
+
+    public List<Turn> assistantTurns() {
+        return turns.stream().filter(Turn::isAssistant).toList();
+    }
+}

@@ -1,0 +1,66 @@
+package dev.agentswarm.core.tool;
+
+import dev.agentswarm.core.protocol.ToolSpec;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The tools a node offers, by name. Episodes pick theirs from it by the names in their spec. */
+public final class ToolRegistry {
+
+    private final Map<String, Tool> tools;
+
+    private ToolRegistry(Map<String, Tool> tools) {
+        this.tools = tools;
+    }
+
+    public static ToolRegistry of(Tool... tools) {
+        return of(List.of(tools));
+    }
+
+    public static ToolRegistry of(Collection<? extends Tool> tools) {
+        Map<String, Tool> m = new LinkedHashMap<>();
+        for (Tool t : tools) {
+            if (m.put(t.name(), t) != null) {
+                throw new IllegalArgumentException("two tools are named '" + t.name() + "'");
+            }
+        }
+        return new ToolRegistry(Map.copyOf(m));
+    }
+
+    public Optional<Tool> find(String name) {
+        return Optional.ofNullable(tools.get(name));
+    }
+
+    public Collection<String> names() {
+        return tools.keySet();
+    }
+
+    /** A registry with the named tools only, failing with the list of known names if one is missing. */
+    public ToolRegistry select(List<String> names) {
+        Map<String, Tool> m = new LinkedHashMap<>();
+        List<String> missing = new ArrayList<>();
+        for (String n : names) {
+            Tool t = tools.get(n);
+            if (t == null) missing.add(n);
+            else m.put(n, t);
+        }
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("unknown tool(s) " + missing + "; this node offers " + tools.keySet().stream().sorted().toList());
+        }
+        return new ToolRegistry(m);
+    }
+
+    public List<ToolSpec> specs() {
+        return tools.values().stream().map(Tool::spec).toList();
+    }
+
+    public ToolRegistry plus(Tool t) {
+        Map<String, Tool> m = new LinkedHashMap<>(tools);
+        m.put(t.name(), t);
+        return new ToolRegistry(m);
+    }
+}
