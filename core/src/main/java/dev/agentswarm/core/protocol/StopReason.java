@@ -15,7 +15,9 @@ public enum StopReason {
     /** The episode was cancelled by its requester (budget of a parent, straggler of a join). */
     CANCELLED,
     /** The episode's actor crashed; the worker reports it so no request goes unanswered. */
-    CRASHED;
+    CRASHED,
+    /** The request could not be run as given (unknown tool or format); {@code error} says what to fix. */
+    INVALID_REQUEST;
 
     public boolean completed() {
         return this == FINAL_ANSWER;

@@ -1,5 +1,6 @@
 package dev.agentswarm.core.protocol;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.agentswarm.core.CborSerializable;
 import java.util.Arrays;
@@ -51,6 +52,7 @@ public record Turn(int index, Role role, String text, int[] tokenIds, float[] lo
         return new Turn(index, role, text, null, null, null, -1, null, results, null, null, 0, null, timing);
     }
 
+    @JsonIgnore
     public boolean isAssistant() {
         return role == Role.ASSISTANT;
     }

@@ -1,0 +1,60 @@
+package dev.agentswarm.app;
+
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.core.tool.CalculatorTool;
+import dev.agentswarm.core.tool.FinishTool;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import me.tongfei.progressbar.ProgressBar;
+import me.tongfei.progressbar.ProgressBarBuilder;
+import me.tongfei.progressbar.ProgressBarStyle;
+import org.apache.pekko.actor.typed.Props;
+
+/** Runs a list of episodes on a node and returns their trajectories in the order of the jobs. */
+public final class EpisodeRuns {
+
+    private EpisodeRuns() {}
+
+    /** The tools every node of the command line offers. */
+    public static ToolRegistry builtInTools() {
+        return ToolRegistry.of(new CalculatorTool(), new FinishTool());
+    }
+
+    /**
+     * Runs {@code jobs} with at most {@code maxInflight} in flight, showing a progress bar on
+     * stderr when there are more than a few; {@code each} sees every trajectory as it arrives.
+     */
+    public static List<Trajectory> runAll(SwarmNode node, List<BatchRunner.Job> jobs, int maxInflight,
+                                          Consumer<Trajectory> each) throws Exception {
+        Map<String, Trajectory> byId = new HashMap<>();
+        CompletableFuture<Long> done = new CompletableFuture<>();
+        ProgressBar bar = jobs.size() > 4 ? progressBar("episodes", jobs.size()) : null;
+        try {
+            node.system().systemActorOf(BatchRunner.create(node.workerRegion(), node.workerEntities(), jobs.iterator(),
+                    maxInflight, t -> {
+                        byId.put(t.episodeId(), t);
+                        each.accept(t);
+                        if (bar != null) bar.step();
+                    }, done), "batch-" + System.nanoTime(), Props.empty());
+            long limitMs = jobs.stream().mapToLong(j -> j.spec().deadlineMillis()).max().orElse(0)
+                    * Math.max(1, (jobs.size() + maxInflight - 1) / maxInflight) + Duration.ofSeconds(30).toMillis();
+            done.get(limitMs, TimeUnit.MILLISECONDS);
+        } finally {
+            if (bar != null) bar.close();
+        }
+        return jobs.stream().map(j -> byId.get(j.episodeId())).toList();
+    }
+
+    /** A progress bar on stderr with rate and ETA. */
+    public static ProgressBar progressBar(String task, long max) {
+        return new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setStyle(ProgressBarStyle.ASCII)
+                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err))
+                .showSpeed().setUpdateIntervalMillis(250).build();
+    }
+}

@@ -1,0 +1,43 @@
+package dev.agentswarm.app;
+
+import dev.agentswarm.app.cli.BenchCommand;
+import dev.agentswarm.app.cli.DemoCommand;
+import dev.agentswarm.app.cli.ReplayCommand;
+import dev.agentswarm.app.cli.RunCommand;
+import dev.agentswarm.app.cli.VersionCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code swarm} command line. */
+@Command(name = "swarm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
+        description = "Actor runtime for swarms of tool-using LLM agents that learn.",
+        subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, BenchCommand.class,
+                VersionCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.setProperty("ai.djl.offline", "true");
+        System.setProperty("java.awt.headless", "true");
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line, also used by tests to run commands in-process. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler((e, cmd, parsed) -> {
+            // Expected failures (bad input, unreachable server) get one clear line, not a stack trace.
+            cmd.getErr().println("error: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+            if (Boolean.getBoolean("swarm.debug")) e.printStackTrace(cmd.getErr());
+            return 2;
+        });
+        return cl;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}

@@ -1,0 +1,81 @@
+package dev.agentswarm.app.cli;
+
+import com.typesafe.config.Config;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
+import dev.agentswarm.policy.openai.OpenAiSettings;
+import dev.agentswarm.testkit.ScriptedPolicy;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** Which policy a command talks to: an OpenAI-compatible server or a scripted policy file. */
+public final class PolicyOptions {
+
+    @Option(names = "--endpoint", paramLabel = "URL",
+            description = "Base URL of an OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp), e.g. http://127.0.0.1:8000/v1")
+    String endpoint;
+
+    @Option(names = "--model", paramLabel = "NAME", description = "Model name the server serves.")
+    String model;
+
+    @Option(names = "--script", paramLabel = "FILE",
+            description = "Scripted policy: a JSON file {\"replies\": [...]} or a text file whose replies are separated by lines '---'. Reply n answers turn n.")
+    Path script;
+
+    public Policy create(Config config) {
+        if (script != null && endpoint != null) {
+            throw new IllegalArgumentException("give either --endpoint or --script, not both");
+        }
+        if (script != null) return ScriptedPolicy.replies(loadScript(script).toArray(String[]::new));
+        if (endpoint != null) {
+            if (model == null || model.isBlank()) {
+                throw new IllegalArgumentException("--endpoint needs --model NAME (the model the server serves)");
+            }
+            OpenAiSettings s = OpenAiSettings.fromConfig(config.getConfig("agentswarm.policy.openai"))
+                    .withEndpoint(endpoint, model);
+            return new OpenAiCompatiblePolicy(s);
+        }
+        throw new IllegalArgumentException("no policy: give --endpoint URL --model NAME, or --script FILE");
+    }
+
+    static List<String> loadScript(Path file) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read script " + file + ": " + e.getMessage());
+        }
+        List<String> replies = new ArrayList<>();
+        if (file.toString().endsWith(".json")) {
+            try {
+                var node = Json.parse(text).get("replies");
+                if (node == null || !node.isArray()) throw new IllegalArgumentException("no \"replies\" array");
+                for (var r : node) {
+                    if (!r.isTextual()) throw new IllegalArgumentException("every reply must be a string, got " + r);
+                    replies.add(r.textValue());
+                }
+            } catch (IOException | IllegalArgumentException e) {
+                throw new IllegalArgumentException("script " + file + " is not {\"replies\": [\"...\", ...]}: " + e.getMessage());
+            }
+        } else {
+            StringBuilder cur = new StringBuilder();
+            for (String line : text.split("\n", -1)) {
+                if (line.strip().equals("---")) {
+                    replies.add(cur.toString().strip());
+                    cur.setLength(0);
+                } else {
+                    cur.append(line).append('\n');
+                }
+            }
+            if (!cur.toString().isBlank()) replies.add(cur.toString().strip());
+        }
+        if (replies.isEmpty()) throw new IllegalArgumentException("script " + file + " has no replies");
+        return replies;
+    }
+}

@@ -1,0 +1,299 @@
+package dev.agentswarm.workers;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentswarm.core.context.CompressedContext;
+import dev.agentswarm.core.context.ContextCompressor;
+import dev.agentswarm.core.context.TokenCounter;
+import dev.agentswarm.core.format.ParsedCompletion;
+import dev.agentswarm.core.format.ToolCallFormat;
+import dev.agentswarm.core.format.ToolCallFormats;
+import dev.agentswarm.core.protocol.Completion;
+import dev.agentswarm.core.protocol.CompletionRequest;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.EpisodeStats;
+import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.Role;
+import dev.agentswarm.core.protocol.SamplingParams;
+import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.Timing;
+import dev.agentswarm.core.protocol.ToolCall;
+import dev.agentswarm.core.protocol.ToolResult;
+import dev.agentswarm.core.protocol.ToolSpec;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.Turn;
+import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
+import dev.agentswarm.core.tool.ToolContext;
+import dev.agentswarm.core.tool.ToolExecutor;
+import dev.agentswarm.core.tool.ToolRegistry;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * One agent episode: think → act → observe until a final answer, {@code max-turns}, the token
+ * budget or the deadline. It asks the policy, parses the completion with the episode's tool-call
+ * format, runs the turn's tool calls concurrently, feeds the observations back and repeats.
+ *
+ * <p>Whatever goes wrong inside a turn — malformed output, an unknown tool, bad arguments, a tool
+ * timeout or exception — becomes an observation the policy reads, so it can correct itself; only
+ * a failing policy or a limit ends the episode early. It replies exactly once with its
+ * {@link Trajectory} and stops.
+ */
+public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
+
+    /** Local messages only: an episode is always a child of the worker on its own node. */
+    public interface Command extends NoSerializationVerificationNeeded {}
+
+    /** Stop now and reply with what was done so far. */
+    public record Cancel(String reason) implements Command {}
+
+    private record PolicyAnswered(Completion completion, Throwable failure) implements Command {}
+
+    private record ToolsDone(List<ToolResult> results) implements Command {}
+
+    private enum DeadlineReached implements Command { INSTANCE }
+
+    private static final String FINISH_TOOL = "finish";
+
+    private final RunEpisode request;
+    private final EpisodeSpec spec;
+    private final EpisodeServices services;
+    private final ActorRef<Trajectory> replyTo;
+    private final ToolCallFormat format;
+    private final List<ToolSpec> toolSpecs;
+    private final ToolExecutor executor;
+    private final TokenCounter counter;
+    private final ContextCompressor compressor;
+    private final SamplingParams sampling;
+    private final boolean finishOffered;
+    private final long startNanos = System.nanoTime();
+
+    private final List<Message> prompt;
+    private final List<Message> messages = new ArrayList<>();
+    private final List<Turn> turns = new ArrayList<>();
+    private int contextTokens;
+    private int policyTurns;
+    private int budgetUsed;
+    private int toolCalls;
+    private int toolSuccesses;
+    private int formatErrors;
+    private int promptTokens;
+    private int completionTokens;
+    private long turnStartNanos;
+    private List<Message> compressedContext;
+    private List<CompletableFuture<ToolResult>> pendingTools = List.of();
+
+    /**
+     * Starts the episode, or replies at once with {@link StopReason#INVALID_REQUEST} when its
+     * format or tools are unknown on this node.
+     */
+    public static Behavior<Command> create(RunEpisode request, EpisodeServices services, ActorRef<Trajectory> replyTo) {
+        return Behaviors.setup(ctx -> {
+            ToolCallFormat format;
+            ToolRegistry tools;
+            try {
+                format = ToolCallFormats.byName(request.spec().format());
+                tools = services.tools().select(request.spec().tools());
+            } catch (IllegalArgumentException e) {
+                replyTo.tell(rejected(request, e.getMessage()));
+                return Behaviors.stopped();
+            }
+            return Behaviors.withTimers(timers -> new EpisodeActor(ctx, timers, request, services, format, tools, replyTo));
+        });
+    }
+
+    private EpisodeActor(ActorContext<Command> context, TimerScheduler<Command> timers, RunEpisode request,
+                         EpisodeServices services, ToolCallFormat format, ToolRegistry tools,
+                         ActorRef<Trajectory> replyTo) {
+        super(context);
+        this.request = request;
+        this.spec = request.spec();
+        this.services = services;
+        this.replyTo = replyTo;
+        this.format = format;
+        this.toolSpecs = tools.specs();
+        this.finishOffered = tools.find(FINISH_TOOL).isPresent();
+        this.executor = new ToolExecutor(tools, spec.maxToolResultChars(), spec.toolTimeoutMillis());
+        this.counter = services.policy().tokenCounter();
+        this.compressor = new ContextCompressor(counter, spec.contextBudget());
+        this.sampling = spec.sampling().withExtraStops(format.stopSequences());
+
+        String toolsPrompt = toolSpecs.isEmpty() ? "" : format.toolsPrompt(toolSpecs);
+        String system = toolsPrompt.isEmpty() ? spec.systemPrompt()
+                : spec.systemPrompt().isEmpty() ? toolsPrompt : spec.systemPrompt() + "\n\n" + toolsPrompt;
+        this.prompt = List.of(Message.system(system), Message.user(request.task().prompt()));
+        for (Message m : prompt) append(m);
+
+        timers.startSingleTimer(DeadlineReached.INSTANCE, Duration.ofMillis(spec.deadlineMillis()));
+        askPolicy();
+    }
+
+    @Override
+    public Receive<Command> createReceive() {
+        return newReceiveBuilder()
+                .onMessage(PolicyAnswered.class, this::onPolicyAnswered)
+                .onMessage(ToolsDone.class, this::onToolsDone)
+                .onMessageEquals(DeadlineReached.INSTANCE, () -> finish(StopReason.DEADLINE, null, null))
+                .onMessage(Cancel.class, c -> finish(StopReason.CANCELLED, null, "cancelled: " + c.reason()))
+                .build();
+    }
+
+    private void append(Message m) {
+        messages.add(m);
+        contextTokens += counter.count(m);
+    }
+
+    /** Sends the current context to the policy; compressed only when it no longer fits. */
+    private void askPolicy() {
+        policyTurns++;
+        List<Message> context = messages;
+        compressedContext = null;
+        if (contextTokens > spec.contextBudget()) {
+            CompressedContext fitted = compressor.fit(messages);
+            context = fitted.messages();
+            if (fitted.compressed()) compressedContext = List.copyOf(context);
+        }
+        int remaining = spec.tokenBudget() - budgetUsed;
+        SamplingParams turnSampling = remaining < sampling.maxTokens() ? sampling.withMaxTokens(remaining) : sampling;
+        CompletionRequest req = new CompletionRequest(request.episodeId(), policyTurns, context,
+                format.nativeTools() ? toolSpecs : List.of(), spec.toolChoice(), turnSampling);
+        turnStartNanos = System.nanoTime();
+        CompletionStage<Completion> answer;
+        try {
+            answer = services.policy().complete(req);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        getContext().pipeToSelf(answer, PolicyAnswered::new);
+    }
+
+    private Behavior<Command> onPolicyAnswered(PolicyAnswered answered) {
+        if (answered.failure() != null) {
+            Throwable cause = unwrap(answered.failure());
+            return finish(StopReason.POLICY_ERROR, null, "policy failed on turn " + policyTurns + ": " + describe(cause));
+        }
+        Completion c = answered.completion();
+        Timing timing = timingSince(turnStartNanos);
+        promptTokens += c.promptTokens();
+        int generated = c.completionTokens() > 0 ? c.completionTokens() : counter.count(c.text());
+        completionTokens += generated;
+        budgetUsed += generated;
+
+        ParsedCompletion parsed = format.parse(c, toolSpecs);
+        List<ToolCall> calls = parsed.toolCalls();
+        String finishAnswer = finishAnswer(calls);
+        turns.add(Turn.assistant(turns.size(), c, calls, parsed.errors(), compressedContext, timing));
+        append(format.assistantMessage(c, parsed));
+
+        if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
+        if (!calls.isEmpty()) {
+            if (parsed.hasErrors()) formatErrors++;
+            runTools(calls);
+            return this;
+        }
+        if (parsed.hasFinalAnswer() && !parsed.hasErrors()) {
+            return finish(StopReason.FINAL_ANSWER, parsed.finalAnswer(), null);
+        }
+        formatErrors++;
+        List<String> errors = parsed.errors().isEmpty() ? List.of("the completion had neither a tool call nor a final answer") : parsed.errors();
+        Message feedback = format.formatFeedback(errors);
+        observe(feedback.role(), feedback.content(), List.of(feedback), List.of(), timingSince(System.nanoTime()));
+        return nextTurn();
+    }
+
+    /** A {@code finish} call ends the episode with its answer (when the tool is offered and the answer is a string). */
+    private String finishAnswer(List<ToolCall> calls) {
+        for (ToolCall call : calls) {
+            if (FINISH_TOOL.equals(call.name()) && finishOffered) {
+                JsonNode answer = call.arguments() == null ? null : call.arguments().get("answer");
+                if (answer != null && answer.isTextual()) return answer.textValue();
+            }
+        }
+        return null;
+    }
+
+    private void runTools(List<ToolCall> calls) {
+        turnStartNanos = System.nanoTime();
+        List<CompletableFuture<ToolResult>> futures = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            ToolCall call = calls.get(i);
+            ToolContext ctx = new ToolContext(request.episodeId(), policyTurns, i, call.id(), spec.toolTimeoutMillis());
+            futures.add(executor.execute(call, ctx).toCompletableFuture());
+        }
+        pendingTools = futures;
+        CompletionStage<List<ToolResult>> all = futures.size() == 1
+                ? futures.get(0).thenApply(List::of)
+                : CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+                        .thenApply(v -> futures.stream().map(CompletableFuture::join).toList());
+        getContext().pipeToSelf(all, (results, failure) -> new ToolsDone(results != null ? results : failedResults(calls, failure)));
+    }
+
+    private Behavior<Command> onToolsDone(ToolsDone done) {
+        pendingTools = List.of();
+        List<ToolResult> results = done.results();
+        toolCalls += results.size();
+        for (ToolResult r : results) if (r.ok()) toolSuccesses++;
+        List<Message> obs = format.observations(results);
+        String text = obs.size() == 1 ? obs.get(0).content() : String.join("\n", obs.stream().map(Message::content).toList());
+        observe(obs.get(0).role(), text, obs, results, timingSince(turnStartNanos));
+        return nextTurn();
+    }
+
+    private void observe(Role role, String text, List<Message> obs, List<ToolResult> results, Timing timing) {
+        turns.add(Turn.observation(turns.size(), role, text, results, timing));
+        for (Message m : obs) append(m);
+        budgetUsed += counter.count(text);
+    }
+
+    private Behavior<Command> nextTurn() {
+        if (policyTurns >= spec.maxTurns()) return finish(StopReason.MAX_TURNS, null, null);
+        if (budgetUsed >= spec.tokenBudget()) return finish(StopReason.TOKEN_BUDGET, null, null);
+        askPolicy();
+        return this;
+    }
+
+    private Behavior<Command> finish(StopReason reason, String answer, String error) {
+        for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
+        EpisodeStats stats = new EpisodeStats(policyTurns, toolCalls, toolSuccesses, formatErrors, promptTokens,
+                completionTokens, System.nanoTime() - startNanos);
+        replyTo.tell(new Trajectory(request.episodeId(), request.groupId(), request.task().id(), prompt, turns, answer,
+                reason, error, stats, null));
+        return Behaviors.stopped();
+    }
+
+    private Timing timingSince(long since) {
+        long now = System.nanoTime();
+        return new Timing(since - startNanos, now - since);
+    }
+
+    private static List<ToolResult> failedResults(List<ToolCall> calls, Throwable failure) {
+        String why = describe(unwrap(failure));
+        return calls.stream().map(c -> new ToolResult(c.id(), c.name(), "tool call failed: " + why,
+                dev.agentswarm.core.protocol.ToolStatus.ERROR, false, 0)).toList();
+    }
+
+    static Trajectory rejected(RunEpisode request, String why) {
+        return new Trajectory(request.episodeId(), request.groupId(), request.task().id(), List.of(), List.of(), null,
+                StopReason.INVALID_REQUEST, why, new EpisodeStats(0, 0, 0, 0, 0, 0, 0), null);
+    }
+
+    private static Throwable unwrap(Throwable t) {
+        while (t instanceof CompletionException && t.getCause() != null) t = t.getCause();
+        return t;
+    }
+
+    private static String describe(Throwable t) {
+        return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
+    }
+}

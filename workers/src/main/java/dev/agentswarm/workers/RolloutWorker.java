@@ -1,0 +1,127 @@
+package dev.agentswarm.workers;
+
+import dev.agentswarm.core.protocol.EpisodeStats;
+import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.WorkerProtocol;
+import dev.agentswarm.core.protocol.WorkerProtocol.CancelEpisode;
+import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.ChildFailed;
+import org.apache.pekko.actor.typed.Terminated;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+
+/**
+ * A sharded entity of the {@code worker} region that runs many episodes, each a cheap child
+ * {@link EpisodeActor}. It answers every {@link RunEpisode} exactly once: with the episode's
+ * trajectory, or with a {@link StopReason#CRASHED} trajectory when the episode actor failed.
+ * A duplicate request for an episode that is running or was answered recently is ignored, so
+ * a coordinator may re-send after a node loss without getting two answers.
+ */
+public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command> {
+
+    /** Sent by sharding before a hand-off: stop once the running episodes are answered. */
+    public enum Stop implements WorkerProtocol.Command, NoSerializationVerificationNeeded { INSTANCE }
+
+    private record EpisodeFinished(Trajectory trajectory) implements WorkerProtocol.Command, NoSerializationVerificationNeeded {}
+
+    private record Running(RunEpisode request, ActorRef<EpisodeActor.Command> actor) {}
+
+    private final EpisodeServices services;
+    private final ActorRef<Trajectory> finished;
+    private final Map<String, Running> running = new HashMap<>();
+    private final Map<ActorRef<Void>, String> episodeOfChild = new HashMap<>();
+    private final Map<String, Boolean> recentlyAnswered;
+    private long spawned;
+    private boolean stopping;
+
+    public static Behavior<WorkerProtocol.Command> create(EpisodeServices services, int answeredMemory) {
+        return Behaviors.setup(ctx -> new RolloutWorker(ctx, services, answeredMemory));
+    }
+
+    private RolloutWorker(ActorContext<WorkerProtocol.Command> context, EpisodeServices services, int answeredMemory) {
+        super(context);
+        this.services = services;
+        this.finished = context.messageAdapter(Trajectory.class, EpisodeFinished::new);
+        this.recentlyAnswered = new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                return size() > answeredMemory;
+            }
+        };
+    }
+
+    @Override
+    public Receive<WorkerProtocol.Command> createReceive() {
+        return newReceiveBuilder()
+                .onMessage(RunEpisode.class, this::onRun)
+                .onMessage(EpisodeFinished.class, this::onFinished)
+                .onMessage(CancelEpisode.class, this::onCancel)
+                .onMessageEquals(Stop.INSTANCE, this::onStop)
+                .onSignal(ChildFailed.class, this::onChildStopped)
+                .onSignal(Terminated.class, this::onChildStopped)
+                .build();
+    }
+
+    private Behavior<WorkerProtocol.Command> onRun(RunEpisode run) {
+        String id = run.episodeId();
+        if (running.containsKey(id) || recentlyAnswered.containsKey(id)) {
+            getContext().getLog().debug("ignoring duplicate request for episode {}", id);
+            return this;
+        }
+        ActorRef<EpisodeActor.Command> child =
+                getContext().spawn(EpisodeActor.create(run, services, finished), "ep-" + (spawned++));
+        getContext().watch(child);
+        running.put(id, new Running(run, child));
+        episodeOfChild.put(child.unsafeUpcast(), id);
+        return this;
+    }
+
+    private Behavior<WorkerProtocol.Command> onFinished(EpisodeFinished f) {
+        Running r = running.remove(f.trajectory().episodeId());
+        if (r == null) return this; // already answered as crashed
+        recentlyAnswered.put(r.request().episodeId(), Boolean.TRUE);
+        r.request().replyTo().tell(f.trajectory());
+        return this;
+    }
+
+    private Behavior<WorkerProtocol.Command> onCancel(CancelEpisode c) {
+        Running r = running.get(c.episodeId());
+        if (r != null) r.actor().tell(new EpisodeActor.Cancel(c.reason()));
+        return this;
+    }
+
+    private Behavior<WorkerProtocol.Command> onChildStopped(Terminated t) {
+        String id = episodeOfChild.remove(t.getRef());
+        Running r = id == null ? null : running.remove(id);
+        if (r != null) {
+            // The child stopped without replying: it crashed. Answer for it so nothing waits forever.
+            String why = t instanceof ChildFailed cf ? describe(cf.getCause()) : "stopped without a result";
+            getContext().getLog().warn("episode {} crashed: {}", id, why);
+            recentlyAnswered.put(id, Boolean.TRUE);
+            RunEpisode req = r.request();
+            req.replyTo().tell(new Trajectory(id, req.groupId(), req.task().id(), List.of(), List.of(), null,
+                    StopReason.CRASHED, "episode actor crashed: " + why, new EpisodeStats(0, 0, 0, 0, 0, 0, 0), null));
+        }
+        return stopping && running.isEmpty() ? Behaviors.stopped() : this;
+    }
+
+    private Behavior<WorkerProtocol.Command> onStop() {
+        if (running.isEmpty()) return Behaviors.stopped();
+        stopping = true;
+        return this;
+    }
+
+    private static String describe(Throwable t) {
+        return t.getClass().getSimpleName() + (t.getMessage() == null ? "" : ": " + t.getMessage());
+    }
+}
