@@ -74,7 +74,9 @@ public final class ToolExecutor {
     /**
      * Validates and runs {@code call}. The time limit is {@code ctx.timeoutMillis()} when positive,
      * else the default; on expiry the result is {@link ToolStatus#TIMEOUT} and the tool's future is
-     * cancelled (with interruption, for tools that honour it).
+     * cancelled (with interruption, for tools that honour it) before the result is published.
+     * {@code ctx} may be null (tests, one-off calls): the tool then gets a context with the call id
+     * and the default limit.
      */
     public CompletionStage<ToolResult> execute(ToolCall call, ToolContext ctx) {
         long start = System.nanoTime();
@@ -100,10 +102,12 @@ public final class ToolExecutor {
             return done(result(call, sb.toString(), ToolStatus.INVALID_ARGUMENTS, start));
         }
         long timeout = ctx != null && ctx.timeoutMillis() > 0 ? ctx.timeoutMillis() : defaultTimeoutMillis;
+        // Tools may rely on a context; a caller without one gets a neutral one carrying the call id and limit.
+        ToolContext context = ctx != null ? ctx : new ToolContext("", 0, 0, call.id(), timeout);
 
         CompletionStage<String> stage;
         try {
-            stage = tool.invoke(args, ctx);
+            stage = tool.invoke(args, context);
         } catch (Throwable t) {
             rethrowIfFatal(t);
             return done(failure(call, t, start));

@@ -2,6 +2,7 @@ package dev.agentswarm.core.tool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -195,6 +196,28 @@ class ToolExecutorTest {
         f.cancel(false);
         ToolResult r = run(executor(tool("gone", a -> f)), new ToolCall("c", "gone", Json.object()), CTX);
         assertEquals(new ToolResultShape(ToolStatus.CANCELLED, "tool 'gone' was cancelled"), shape(r));
+    }
+
+    @Test
+    void toolsGetAContextEvenWhenTheCallerHasNone() {
+        AtomicReference<ToolContext> seen = new AtomicReference<>();
+        ToolExecutor ex = new ToolExecutor(ToolRegistry.of(new Tool() {
+            @Override
+            public ToolSpec spec() {
+                return ToolExecutorTest.spec("ctx");
+            }
+
+            @Override
+            public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
+                seen.set(context);
+                return CompletableFuture.completedFuture("ok");
+            }
+        }), 100, 1234);
+        run(ex, new ToolCall("call-9", "ctx", Json.object()), null);
+        assertEquals(new ToolContext("", 0, 0, "call-9", 1234), seen.get());
+        ToolContext given = new ToolContext("ep", 3, 1, "call-9", 0);
+        run(ex, new ToolCall("call-9", "ctx", Json.object()), given);
+        assertSame(given, seen.get());
     }
 
     @Test
