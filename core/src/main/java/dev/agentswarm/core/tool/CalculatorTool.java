@@ -1,0 +1,53 @@
+package dev.agentswarm.core.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.ToolSpec;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The {@code calculator} tool: {@code {"expression": "(2 + 3) * 4"}} gives {@code 20}. Exact
+ * decimal arithmetic by {@link ArithmeticExpression}; cheap and CPU-only, so it answers on the
+ * caller's thread. A bad expression fails the stage with a message saying what to fix, which the
+ * executor hands back to the model as an error observation.
+ */
+public final class CalculatorTool implements Tool {
+
+    public static final String NAME = "calculator";
+
+    private static final ToolSpec SPEC = new ToolSpec(NAME,
+            "Evaluates an arithmetic expression exactly and returns the result as a decimal number. "
+                    + "Supports + - * / ^ (also × ÷ −), unary minus, parentheses and decimal numbers.",
+            schema());
+
+    @Override
+    public ToolSpec spec() {
+        return SPEC;
+    }
+
+    @Override
+    public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
+        try {
+            JsonNode e = arguments == null ? null : arguments.get("expression");
+            // The executor validates first; this guards direct callers.
+            if (e == null || !e.isTextual()) {
+                throw new IllegalArgumentException("argument 'expression' (a string) is required");
+            }
+            return CompletableFuture.completedFuture(ArithmeticExpression.format(ArithmeticExpression.evaluate(e.textValue())));
+        } catch (RuntimeException ex) {
+            return CompletableFuture.failedFuture(ex);
+        }
+    }
+
+    private static JsonNode schema() {
+        ObjectNode s = Json.object().put("type", "object");
+        s.putObject("properties").putObject("expression")
+                .put("type", "string")
+                .put("description", "The arithmetic expression to evaluate, e.g. \"(2 + 3) * 4\" or \"2^10 / 3\".");
+        s.putArray("required").add("expression");
+        s.put("additionalProperties", false);
+        return s;
+    }
+}

@@ -1,0 +1,56 @@
+package dev.agentswarm.core.tool;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.ToolCall;
+import dev.agentswarm.core.protocol.ToolSpec;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The {@code finish} tool: {@code {"answer": "..."}}. It does nothing but hand the answer back;
+ * its meaning lives in the episode loop, which treats a call to it as the episode's final answer
+ * (stop reason {@code FINAL_ANSWER}) instead of feeding an observation back to the model. It
+ * exists for formats whose only way to speak is a tool call (a native {@code tool_choice =
+ * required} run, the JSON plan).
+ */
+public final class FinishTool implements Tool {
+
+    public static final String NAME = "finish";
+
+    private static final ToolSpec SPEC = new ToolSpec(NAME,
+            "Gives the final answer to the task and ends the episode. Call it once, when you know the answer.",
+            schema());
+
+    @Override
+    public ToolSpec spec() {
+        return SPEC;
+    }
+
+    @Override
+    public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
+        JsonNode a = arguments == null ? null : arguments.get("answer");
+        if (a == null || !a.isTextual()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("argument 'answer' (a string) is required"));
+        }
+        return CompletableFuture.completedFuture(a.textValue());
+    }
+
+    /** The answer of a {@code finish} call, or null when the call is not one or carries no text answer. */
+    public static String answerOf(ToolCall call) {
+        if (call == null || !NAME.equals(call.name()) || call.arguments() == null) return null;
+        JsonNode a = call.arguments().get("answer");
+        return a != null && a.isTextual() ? a.textValue() : null;
+    }
+
+    private static JsonNode schema() {
+        ObjectNode s = Json.object().put("type", "object");
+        s.putObject("properties").putObject("answer")
+                .put("type", "string")
+                .put("description", "The final answer, complete and self-contained.");
+        s.putArray("required").add("answer");
+        s.put("additionalProperties", false);
+        return s;
+    }
+}
