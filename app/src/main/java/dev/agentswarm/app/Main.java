@@ -21,6 +21,7 @@ public final class Main implements Runnable {
     public static void main(String[] args) {
         System.setProperty("ai.djl.offline", "true");
         System.setProperty("java.awt.headless", "true");
+        org.slf4j.LoggerFactory.getILoggerFactory(); // initialise logging before threads race to do it
         System.exit(commandLine().execute(args));
     }
 

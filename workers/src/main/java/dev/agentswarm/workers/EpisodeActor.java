@@ -109,7 +109,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 replyTo.tell(rejected(request, e.getMessage()));
                 return Behaviors.stopped();
             }
-            return Behaviors.withTimers(timers -> new EpisodeActor(ctx, timers, request, services, format, tools, replyTo));
+            return Behaviors.withTimers(timers -> new EpisodeActor(ctx, timers, request, services, format, tools, replyTo).askPolicy());
         });
     }
 
@@ -136,7 +136,6 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         for (Message m : prompt) append(m);
 
         timers.startSingleTimer(DeadlineReached.INSTANCE, Duration.ofMillis(spec.deadlineMillis()));
-        askPolicy();
     }
 
     @Override
@@ -155,15 +154,20 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     /** Sends the current context to the policy; compressed only when it no longer fits. */
-    private void askPolicy() {
-        policyTurns++;
+    private Behavior<Command> askPolicy() {
         List<Message> context = messages;
         compressedContext = null;
         if (contextTokens > spec.contextBudget()) {
-            CompressedContext fitted = compressor.fit(messages);
+            CompressedContext fitted = compressor.fit(messages, contextTokens);
+            if (fitted.tokens() > spec.contextBudget()) {
+                // Even system, task and the last turn cut to their bones do not fit: never send an over-budget context.
+                return finish(StopReason.TOKEN_BUDGET, null, "context-budget " + spec.contextBudget()
+                        + " tokens is below the smallest context this episode can be compressed to (" + fitted.tokens() + ")");
+            }
             context = fitted.messages();
             if (fitted.compressed()) compressedContext = List.copyOf(context);
         }
+        policyTurns++;
         int remaining = spec.tokenBudget() - budgetUsed;
         SamplingParams turnSampling = remaining < sampling.maxTokens() ? sampling.withMaxTokens(remaining) : sampling;
         CompletionRequest req = new CompletionRequest(request.episodeId(), policyTurns, context,
@@ -176,6 +180,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
             answer = CompletableFuture.failedFuture(e);
         }
         getContext().pipeToSelf(answer, PolicyAnswered::new);
+        return this;
     }
 
     private Behavior<Command> onPolicyAnswered(PolicyAnswered answered) {
@@ -259,8 +264,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private Behavior<Command> nextTurn() {
         if (policyTurns >= spec.maxTurns()) return finish(StopReason.MAX_TURNS, null, null);
         if (budgetUsed >= spec.tokenBudget()) return finish(StopReason.TOKEN_BUDGET, null, null);
-        askPolicy();
-        return this;
+        return askPolicy();
     }
 
     private Behavior<Command> finish(StopReason reason, String answer, String error) {

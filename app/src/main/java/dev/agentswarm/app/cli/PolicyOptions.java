@@ -1,6 +1,7 @@
 package dev.agentswarm.app.cli;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
@@ -37,9 +38,10 @@ public final class PolicyOptions {
             if (model == null || model.isBlank()) {
                 throw new IllegalArgumentException("--endpoint needs --model NAME (the model the server serves)");
             }
-            OpenAiSettings s = OpenAiSettings.fromConfig(config.getConfig("agentswarm.policy.openai"))
-                    .withEndpoint(endpoint, model);
-            return new OpenAiCompatiblePolicy(s);
+            Config withEndpoint = config
+                    .withValue("agentswarm.policy.openai.base-url", ConfigValueFactory.fromAnyRef(endpoint))
+                    .withValue("agentswarm.policy.openai.model", ConfigValueFactory.fromAnyRef(model));
+            return new OpenAiCompatiblePolicy(OpenAiSettings.fromConfig(withEndpoint).withApiKeyFromEnvironment());
         }
         throw new IllegalArgumentException("no policy: give --endpoint URL --model NAME, or --script FILE");
     }
