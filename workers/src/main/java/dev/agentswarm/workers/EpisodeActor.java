@@ -2,11 +2,8 @@ package dev.agentswarm.workers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentswarm.core.context.CompressedContext;
-import dev.agentswarm.core.context.ContextCompressor;
-import dev.agentswarm.core.context.TokenCounter;
 import dev.agentswarm.core.format.ParsedCompletion;
-import dev.agentswarm.core.format.ToolCallFormat;
-import dev.agentswarm.core.format.ToolCallFormats;
+import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.CompletionRequest;
 import dev.agentswarm.core.protocol.EpisodeSpec;
@@ -18,13 +15,10 @@ import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Timing;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.ToolResult;
-import dev.agentswarm.core.protocol.ToolSpec;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
 import dev.agentswarm.core.tool.ToolContext;
-import dev.agentswarm.core.tool.ToolExecutor;
-import dev.agentswarm.core.tool.ToolRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,19 +58,11 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private enum DeadlineReached implements Command { INSTANCE }
 
-    private static final String FINISH_TOOL = "finish";
-
     private final RunEpisode request;
     private final EpisodeSpec spec;
-    private final EpisodeServices services;
+    private final EpisodeSetup setup;
+    private final Policy policy;
     private final ActorRef<Trajectory> replyTo;
-    private final ToolCallFormat format;
-    private final List<ToolSpec> toolSpecs;
-    private final ToolExecutor executor;
-    private final TokenCounter counter;
-    private final ContextCompressor compressor;
-    private final SamplingParams sampling;
-    private final boolean finishOffered;
     private final long startNanos = System.nanoTime();
 
     private final List<Message> prompt;
@@ -100,41 +86,31 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
      */
     public static Behavior<Command> create(RunEpisode request, EpisodeServices services, ActorRef<Trajectory> replyTo) {
         return Behaviors.setup(ctx -> {
-            ToolCallFormat format;
-            ToolRegistry tools;
+            EpisodeSetup setup;
             try {
-                format = ToolCallFormats.byName(request.spec().format());
-                tools = services.tools().select(request.spec().tools());
+                setup = services.setupFor(request.spec());
             } catch (IllegalArgumentException e) {
                 replyTo.tell(rejected(request, e.getMessage()));
                 return Behaviors.stopped();
             }
-            return Behaviors.withTimers(timers -> new EpisodeActor(ctx, timers, request, services, format, tools, replyTo).askPolicy());
+            return Behaviors.withTimers(timers ->
+                    new EpisodeActor(ctx, timers, request, setup, services.policy(), replyTo).askPolicy());
         });
     }
 
     private EpisodeActor(ActorContext<Command> context, TimerScheduler<Command> timers, RunEpisode request,
-                         EpisodeServices services, ToolCallFormat format, ToolRegistry tools,
-                         ActorRef<Trajectory> replyTo) {
+                         EpisodeSetup setup, Policy policy, ActorRef<Trajectory> replyTo) {
         super(context);
         this.request = request;
         this.spec = request.spec();
-        this.services = services;
+        this.setup = setup;
+        this.policy = policy;
         this.replyTo = replyTo;
-        this.format = format;
-        this.toolSpecs = tools.specs();
-        this.finishOffered = tools.find(FINISH_TOOL).isPresent();
-        this.executor = new ToolExecutor(tools, spec.maxToolResultChars(), spec.toolTimeoutMillis());
-        this.counter = services.policy().tokenCounter();
-        this.compressor = new ContextCompressor(counter, spec.contextBudget());
-        this.sampling = spec.sampling().withExtraStops(format.stopSequences());
-
-        String toolsPrompt = toolSpecs.isEmpty() ? "" : format.toolsPrompt(toolSpecs);
-        String system = toolsPrompt.isEmpty() ? spec.systemPrompt()
-                : spec.systemPrompt().isEmpty() ? toolsPrompt : spec.systemPrompt() + "\n\n" + toolsPrompt;
-        this.prompt = List.of(Message.system(system), Message.user(request.task().prompt()));
-        for (Message m : prompt) append(m);
-
+        Message task = Message.user(request.task().prompt());
+        this.prompt = List.of(setup.systemMessage, task);
+        messages.add(setup.systemMessage);
+        contextTokens = setup.systemTokens;
+        append(task);
         timers.startSingleTimer(DeadlineReached.INSTANCE, Duration.ofMillis(spec.deadlineMillis()));
     }
 
@@ -150,7 +126,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private void append(Message m) {
         messages.add(m);
-        contextTokens += counter.count(m);
+        contextTokens += setup.counter.count(m);
     }
 
     /** Sends the current context to the policy; compressed only when it no longer fits. */
@@ -158,7 +134,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         List<Message> context = messages;
         compressedContext = null;
         if (contextTokens > spec.contextBudget()) {
-            CompressedContext fitted = compressor.fit(messages, contextTokens);
+            CompressedContext fitted = setup.compressor.fit(messages, contextTokens);
             if (fitted.tokens() > spec.contextBudget()) {
                 // Even system, task and the last turn cut to their bones do not fit: never send an over-budget context.
                 return finish(StopReason.TOKEN_BUDGET, null, "context-budget " + spec.contextBudget()
@@ -169,13 +145,14 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         }
         policyTurns++;
         int remaining = spec.tokenBudget() - budgetUsed;
+        SamplingParams sampling = setup.sampling;
         SamplingParams turnSampling = remaining < sampling.maxTokens() ? sampling.withMaxTokens(remaining) : sampling;
         CompletionRequest req = new CompletionRequest(request.episodeId(), policyTurns, context,
-                format.nativeTools() ? toolSpecs : List.of(), spec.toolChoice(), turnSampling);
+                setup.format.nativeTools() ? setup.toolSpecs : List.of(), spec.toolChoice(), turnSampling);
         turnStartNanos = System.nanoTime();
         CompletionStage<Completion> answer;
         try {
-            answer = services.policy().complete(req);
+            answer = policy.complete(req);
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
@@ -191,15 +168,15 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         Completion c = answered.completion();
         Timing timing = timingSince(turnStartNanos);
         promptTokens += c.promptTokens();
-        int generated = c.completionTokens() > 0 ? c.completionTokens() : counter.count(c.text());
+        int generated = c.completionTokens() > 0 ? c.completionTokens() : setup.counter.count(c.text());
         completionTokens += generated;
         budgetUsed += generated;
 
-        ParsedCompletion parsed = format.parse(c, toolSpecs);
+        ParsedCompletion parsed = setup.format.parse(c, setup.toolSpecs);
         List<ToolCall> calls = parsed.toolCalls();
         String finishAnswer = finishAnswer(calls);
         turns.add(Turn.assistant(turns.size(), c, calls, parsed.errors(), compressedContext, timing));
-        append(format.assistantMessage(c, parsed));
+        append(setup.format.assistantMessage(c, parsed));
 
         if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
         if (!calls.isEmpty()) {
@@ -212,7 +189,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         }
         formatErrors++;
         List<String> errors = parsed.errors().isEmpty() ? List.of("the completion had neither a tool call nor a final answer") : parsed.errors();
-        Message feedback = format.formatFeedback(errors);
+        Message feedback = setup.format.formatFeedback(errors);
         observe(feedback.role(), feedback.content(), List.of(feedback), List.of(), timingSince(System.nanoTime()));
         return nextTurn();
     }
@@ -220,7 +197,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     /** A {@code finish} call ends the episode with its answer (when the tool is offered and the answer is a string). */
     private String finishAnswer(List<ToolCall> calls) {
         for (ToolCall call : calls) {
-            if (FINISH_TOOL.equals(call.name()) && finishOffered) {
+            if (EpisodeSetup.FINISH_TOOL.equals(call.name()) && setup.finishOffered) {
                 JsonNode answer = call.arguments() == null ? null : call.arguments().get("answer");
                 if (answer != null && answer.isTextual()) return answer.textValue();
             }
@@ -234,7 +211,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         for (int i = 0; i < calls.size(); i++) {
             ToolCall call = calls.get(i);
             ToolContext ctx = new ToolContext(request.episodeId(), policyTurns, i, call.id(), spec.toolTimeoutMillis());
-            futures.add(executor.execute(call, ctx).toCompletableFuture());
+            futures.add(setup.executor.execute(call, ctx).toCompletableFuture());
         }
         pendingTools = futures;
         CompletionStage<List<ToolResult>> all = futures.size() == 1
@@ -249,7 +226,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         List<ToolResult> results = done.results();
         toolCalls += results.size();
         for (ToolResult r : results) if (r.ok()) toolSuccesses++;
-        List<Message> obs = format.observations(results);
+        List<Message> obs = setup.format.observations(results);
         String text = obs.size() == 1 ? obs.get(0).content() : String.join("\n", obs.stream().map(Message::content).toList());
         observe(obs.get(0).role(), text, obs, results, timingSince(turnStartNanos));
         return nextTurn();
@@ -258,7 +235,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private void observe(Role role, String text, List<Message> obs, List<ToolResult> results, Timing timing) {
         turns.add(Turn.observation(turns.size(), role, text, results, timing));
         for (Message m : obs) append(m);
-        budgetUsed += counter.count(text);
+        budgetUsed += setup.counter.count(text);
     }
 
     private Behavior<Command> nextTurn() {

@@ -1,16 +1,59 @@
 package dev.agentswarm.workers;
 
 import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.tool.ToolRegistry;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What a node gives the episodes it runs: the policy that answers them and the tools they may
- * pick from. Episodes name their tools; the node resolves the names here.
+ * pick from. Episodes name their tools; the node resolves the names here, and keeps the
+ * resulting {@link EpisodeSetup} per distinct spec so that thousands of episodes of the same
+ * kind share one rendered system prompt, one tool executor and one compressor.
  */
-public record EpisodeServices(Policy policy, ToolRegistry tools) {
+public final class EpisodeServices {
 
-    public EpisodeServices {
+    /** Distinct specs are few (one per suite or sub-agent mode); a run that makes more just recomputes. */
+    private static final int MAX_CACHED_SETUPS = 1024;
+
+    private record SetupKey(String systemPrompt, String format, List<String> tools, int contextBudget,
+                            long toolTimeoutMillis, int maxToolResultChars, SamplingParams sampling) {}
+
+    private final Policy policy;
+    private final ToolRegistry tools;
+    private final Map<SetupKey, EpisodeSetup> setups = new ConcurrentHashMap<>();
+
+    public EpisodeServices(Policy policy, ToolRegistry tools) {
         if (policy == null) throw new IllegalArgumentException("a node needs a policy");
         if (tools == null) throw new IllegalArgumentException("a node needs a tool registry (it may be empty)");
+        this.policy = policy;
+        this.tools = tools;
+    }
+
+    public Policy policy() {
+        return policy;
+    }
+
+    public ToolRegistry tools() {
+        return tools;
+    }
+
+    /**
+     * The shared, immutable setup for episodes of this spec; throws {@link IllegalArgumentException}
+     * naming the problem when the format or a tool is unknown on this node.
+     */
+    public EpisodeSetup setupFor(EpisodeSpec spec) {
+        SetupKey key = new SetupKey(spec.systemPrompt(), spec.format(), spec.tools(), spec.contextBudget(),
+                spec.toolTimeoutMillis(), spec.maxToolResultChars(), spec.sampling());
+        EpisodeSetup setup = setups.get(key);
+        if (setup == null) {
+            setup = new EpisodeSetup(spec, policy, tools);
+            if (setups.size() >= MAX_CACHED_SETUPS) setups.clear();
+            setups.put(key, setup);
+        }
+        return setup;
     }
 }

@@ -59,7 +59,9 @@ public final class EpisodesBenchmark {
             AtomicLong deadLetters = DeadLetterCounter.attach(node.system());
             if (s.warmup() > 0) {
                 long t = System.nanoTime();
-                runBatch(node, jobs("w", s.warmup(), s.turns(), spec), Math.min(s.inflight(), 1000), tr -> check(tr, s.turns()), null);
+                String[] expected = new String[s.warmup()];
+                runBatch(node, jobs("w", s.warmup(), s.turns(), spec, expected), Math.min(s.inflight(), 1000),
+                        tr -> check(tr, s.turns(), expected), null);
                 log.accept(String.format("warm-up: %d episodes in %.0f ms", s.warmup(), (System.nanoTime() - t) / 1e6));
             }
 
@@ -71,8 +73,9 @@ public final class EpisodesBenchmark {
             long t0 = System.nanoTime();
             long answered;
             try (ProgressBar bar = EpisodeRuns.progressBar("episodes", s.n())) {
-                answered = runBatch(node, jobs("b", s.n(), s.turns(), spec), s.inflight(), tr -> {
-                    if (!check(tr, s.turns())) wrong[0]++;
+                String[] expected = new String[s.n()];
+                answered = runBatch(node, jobs("b", s.n(), s.turns(), spec, expected), s.inflight(), tr -> {
+                    if (!check(tr, s.turns(), expected)) wrong[0]++;
                     int ep = ScriptedCalculatorModel.episodeIndex(tr.episodeId());
                     for (int turn = 1; turn < s.turns(); turn++) {
                         overhead[overheadCount[0]++] = clock.overheadNanos(ep, turn, toolNanos(tr, turn));
@@ -122,11 +125,12 @@ public final class EpisodesBenchmark {
         int k = s.heapProbe();
         int parkTurn = Math.max(2, (s.turns() + 1) / 2);
         model.parkAt(parkTurn);
-        Iterator<BatchRunner.Job> jobs = jobs("p", k, s.turns(), spec);
+        String[] expected = new String[k];
+        Iterator<BatchRunner.Job> jobs = jobs("p", k, s.turns(), spec, expected);
         long baseline = liveHeap();
         CompletableFuture<Long> done = new CompletableFuture<>();
         node.system().systemActorOf(BatchRunner.create(node.workerRegion(), node.workerEntities(), jobs, k,
-                tr -> check(tr, s.turns()), done), "heap-probe", Props.empty());
+                tr -> check(tr, s.turns(), expected), done), "heap-probe", Props.empty());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
         while (model.parkedCount() < k) {
             if (System.nanoTime() > deadline) throw new IllegalStateException("only " + model.parkedCount() + " of " + k + " episodes parked");
@@ -151,7 +155,8 @@ public final class EpisodesBenchmark {
         return done.get(30, TimeUnit.MINUTES);
     }
 
-    private static Iterator<BatchRunner.Job> jobs(String prefix, int n, int turns, EpisodeSpec spec) {
+    /** Episodes {@code prefix0…} with their expected answers written into {@code expected} as they are made. */
+    private static Iterator<BatchRunner.Job> jobs(String prefix, int n, int turns, EpisodeSpec spec, String[] expected) {
         return new Iterator<>() {
             int i;
 
@@ -164,8 +169,9 @@ public final class EpisodesBenchmark {
             public BatchRunner.Job next() {
                 int ep = i++;
                 String id = prefix + ep;
+                expected[ep] = expectedAnswer(ep, turns);
                 Task task = new Task("t" + ep, "Task #" + ep + ": compute the running result with the calculator.",
-                        expectedAnswer(ep, turns), Map.of());
+                        expected[ep], Map.of());
                 return new BatchRunner.Job(id, id, task, spec);
             }
         };
@@ -176,10 +182,10 @@ public final class EpisodesBenchmark {
                 ArithmeticExpression.evaluate(ScriptedCalculatorModel.expressionFor(episode, turns - 1)));
     }
 
-    private static boolean check(Trajectory t, int turns) {
+    private static boolean check(Trajectory t, int turns, String[] expected) {
         return t.stopReason() == StopReason.FINAL_ANSWER && t.stats().turns() == turns
                 && t.stats().toolSuccesses() == turns - 1
-                && expectedAnswer(ScriptedCalculatorModel.episodeIndex(t.episodeId()), turns).equals(t.finalAnswer());
+                && expected[ScriptedCalculatorModel.episodeIndex(t.episodeId())].equals(t.finalAnswer());
     }
 
     /** Tool time of policy turn {@code turn}: the observation turn after it (calls run concurrently: the longest). */

@@ -1,0 +1,51 @@
+package dev.agentswarm.workers;
+
+import dev.agentswarm.core.context.ContextCompressor;
+import dev.agentswarm.core.context.TokenCounter;
+import dev.agentswarm.core.format.ToolCallFormat;
+import dev.agentswarm.core.format.ToolCallFormats;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.SamplingParams;
+import dev.agentswarm.core.protocol.ToolSpec;
+import dev.agentswarm.core.tool.ToolExecutor;
+import dev.agentswarm.core.tool.ToolRegistry;
+import java.util.List;
+
+/**
+ * Everything an episode of a given spec needs that does not change from one episode to the next:
+ * the tool-call format, the offered tools and their executor, the rendered system message, the
+ * sampling parameters with the format's stop sequences, and the context compressor. Immutable and
+ * shared by every episode of that spec on the node.
+ */
+public final class EpisodeSetup {
+
+    static final String FINISH_TOOL = "finish";
+
+    final ToolCallFormat format;
+    final List<ToolSpec> toolSpecs;
+    final ToolExecutor executor;
+    final boolean finishOffered;
+    final Message systemMessage;
+    final int systemTokens;
+    final SamplingParams sampling;
+    final TokenCounter counter;
+    final ContextCompressor compressor;
+
+    EpisodeSetup(EpisodeSpec spec, Policy policy, ToolRegistry nodeTools) {
+        this.format = ToolCallFormats.byName(spec.format());
+        ToolRegistry tools = nodeTools.select(spec.tools());
+        this.toolSpecs = tools.specs();
+        this.executor = new ToolExecutor(tools, spec.maxToolResultChars(), spec.toolTimeoutMillis());
+        this.finishOffered = tools.find(FINISH_TOOL).isPresent();
+        String toolsPrompt = toolSpecs.isEmpty() ? "" : format.toolsPrompt(toolSpecs);
+        String system = toolsPrompt.isEmpty() ? spec.systemPrompt()
+                : spec.systemPrompt().isEmpty() ? toolsPrompt : spec.systemPrompt() + "\n\n" + toolsPrompt;
+        this.systemMessage = Message.system(system);
+        this.counter = policy.tokenCounter();
+        this.systemTokens = counter.count(systemMessage);
+        this.sampling = spec.sampling().withExtraStops(format.stopSequences());
+        this.compressor = new ContextCompressor(counter, spec.contextBudget());
+    }
+}
