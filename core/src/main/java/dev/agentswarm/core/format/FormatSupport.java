@@ -92,6 +92,13 @@ final class FormatSupport {
         if (msg == null) msg = e.getClass().getSimpleName();
         int nl = msg.indexOf('\n');
         if (nl >= 0) msg = msg.substring(0, nl);
+        // "(start marker at [Source: REDACTED (...); line: 1, column: 1])" -> "(start marker at line: 1, column: 1)"
+        int src = msg.indexOf("[Source: ");
+        if (src >= 0) {
+            int line = msg.indexOf("line: ", src);
+            int close = msg.indexOf(']', src);
+            if (line > src && close > line) msg = msg.substring(0, src) + msg.substring(line, close) + msg.substring(close + 1);
+        }
         msg = snippet(msg, 200);
         JsonLocation loc = e.getLocation();
         if (loc != null && loc.getLineNr() > 0) {

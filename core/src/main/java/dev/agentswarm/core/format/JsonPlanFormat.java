@@ -37,6 +37,12 @@ public final class JsonPlanFormat implements ToolCallFormat {
     /** Opening braces tried as the start of the plan: prose may hold a few, a plan never needs more. */
     private static final int MAX_STARTS = 64;
 
+    /**
+     * Unclosed braces tried: after a truncated plan, inner braces only find its steps, and each try
+     * scans to the end of the text.
+     */
+    private static final int MAX_UNCLOSED = 8;
+
     /** Characters brace matching may scan in total, so a completion of a million braces stays cheap. */
     private static final int SCAN_BUDGET = 4_000_000;
 
@@ -86,7 +92,8 @@ public final class JsonPlanFormat implements ToolCallFormat {
         String think = ts.unclosed() ? "" : ts.think();
         String cutOff = finish == FinishReason.LENGTH ? " (the completion was cut off by the token limit)" : "";
 
-        int plugins = search.indexOf("\"plugins\"");
+        // next "plugins" key at or after the current start; starts only grow, so the scan stays linear
+        int plugins = -2;
         int from = 0;
         int budget = SCAN_BUDGET;
         boolean sawBrace = false;
@@ -95,30 +102,33 @@ public final class JsonPlanFormat implements ToolCallFormat {
         int fbEnd = -1;
         String firstProblem = null;
         String planProblem = null;
+        int unclosed = 0;
         for (int attempt = 0; attempt < MAX_STARTS && budget > 0; attempt++) {
             int start = search.indexOf('{', from);
             if (start < 0) break;
             sawBrace = true;
+            if (plugins != -1 && plugins < start) plugins = search.indexOf("\"plugins\"", start);
             int end = FormatSupport.matchBrace(search, start, budget);
             budget -= (end < 0 ? search.length() : end + 1) - start;
-            boolean holdsPlugins = plugins >= start && (end < 0 || plugins < end);
+            boolean holdsPlugins = plugins >= 0 && (end < 0 || plugins < end);
+            if (end >= 0 && !looksLikeObject(search, start) && firstProblem != null
+                    && (!holdsPlugins || planProblem != null)) {
+                // prose braces ("{pluginId}") cannot be JSON, and their error would not be reported
+                from = end + 1;
+                continue;
+            }
             String problem;
             if (end < 0) {
+                if (++unclosed > MAX_UNCLOSED) break;
                 problem = "the JSON object starting with \"" + FormatSupport.snippet(search.substring(start,
                         Math.min(search.length(), start + 60)), 60) + "\" is never closed with '}'" + cutOff;
+                // the brace may be prose: try the next one
+                from = start + 1;
             } else {
-                JsonNode node = null;
                 String candidate = search.substring(start, end + 1);
+                budget -= candidate.length();
                 try {
-                    node = FormatSupport.parseJson(candidate);
-                } catch (JsonProcessingException e) {
-                    problem = "invalid JSON: " + FormatSupport.describe(e) + " in \"" + FormatSupport.snippet(candidate, 120) + "\"";
-                    if (firstProblem == null) firstProblem = problem;
-                    if (holdsPlugins && planProblem == null) planProblem = problem;
-                    from = start + 1;
-                    continue;
-                }
-                if (node != null && node.isObject()) {
+                    JsonNode node = FormatSupport.parseJson(candidate);
                     if (node.has("plugins")) {
                         String prose = FormatSupport.joinParts(List.of(think, search.substring(0, start),
                                 search.substring(end + 1)));
@@ -131,14 +141,14 @@ public final class JsonPlanFormat implements ToolCallFormat {
                     }
                     from = end + 1;
                     continue;
+                } catch (JsonProcessingException e) {
+                    problem = "invalid JSON: " + FormatSupport.describe(e) + " in \"" + FormatSupport.snippet(candidate, 120) + "\"";
+                    // look inside a broken object only when the plan may be nested in it
+                    from = holdsPlugins ? start + 1 : end + 1;
                 }
-                problem = null;
             }
-            if (problem != null) {
-                if (firstProblem == null) firstProblem = problem;
-                if (holdsPlugins && planProblem == null) planProblem = problem;
-            }
-            from = start + 1;
+            if (firstProblem == null) firstProblem = problem;
+            if (holdsPlugins && planProblem == null) planProblem = problem;
         }
 
         String how = "; answer with one JSON object: " + PLAN_SHAPE;
@@ -158,6 +168,13 @@ public final class JsonPlanFormat implements ToolCallFormat {
                 : "no complete JSON object found" + cutOff;
         if (ts.unclosed() && !sawBrace) why += " (the reasoning started with <think> was never closed with </think>)";
         return new ParsedCompletion(thought, List.of(), null, List.of(why + how), null);
+    }
+
+    /** Whether the brace at {@code start} opens what could be a JSON object: a key or an immediate '}'. */
+    private static boolean looksLikeObject(String s, int start) {
+        int i = start + 1;
+        while (i < s.length() && (s.charAt(i) == ' ' || s.charAt(i) == '\n' || s.charAt(i) == '\r' || s.charAt(i) == '\t')) i++;
+        return i < s.length() && (s.charAt(i) == '"' || s.charAt(i) == '}');
     }
 
     private static List<String> fieldNames(JsonNode n) {

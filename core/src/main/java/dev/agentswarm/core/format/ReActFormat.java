@@ -173,7 +173,8 @@ public final class ReActFormat implements ToolCallFormat {
         } else if (raw.startsWith("{") || raw.startsWith("[")) {
             // it looks like an attempt at JSON: say what is wrong with it rather than guess
             problem = jsonError != null
-                    ? "'Action Input:' is not valid JSON: " + jsonError + "; got \"" + FormatSupport.snippet(raw, 120) + "\""
+                    ? "'Action Input:' is not valid JSON: " + jsonError + "; got \"" + FormatSupport.snippet(raw, 120)
+                      + "\"; write the arguments as one complete JSON object"
                     : "'Action Input:' must be a JSON object of the arguments, got " + FormatSupport.typeName(json);
         } else {
             args = wrapSingle(spec, raw, json);
