@@ -278,7 +278,7 @@ class FormatFuzzTest {
     }
 
     private static String huge(SplittableRandom rnd) {
-        int n = rnd.nextInt(100_000, 1_000_000);
+        int n = rnd.nextInt(100_000, 600_000);
         return switch (rnd.nextInt(6)) {
             case 0 -> "<tool_call>{\"name\": \"search\", \"arguments\": {\"query\": \"" + "x".repeat(n) + "\"}}</tool_call>";
             case 1 -> "Final Answer: " + randomUnicode(rnd, n);
