@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -32,7 +33,6 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * One agent episode: think → act → observe until a final answer, {@code max-turns}, the token
@@ -79,6 +79,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private long turnStartNanos;
     private List<Message> compressedContext;
     private List<CompletableFuture<ToolResult>> pendingTools = List.of();
+    private final Cancellable deadline;
 
     /**
      * Starts the episode, or replies at once with {@link StopReason#INVALID_REQUEST} when its
@@ -93,12 +94,11 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 replyTo.tell(rejected(request, e.getMessage()));
                 return Behaviors.stopped();
             }
-            return Behaviors.withTimers(timers ->
-                    new EpisodeActor(ctx, timers, request, setup, services.policy(), replyTo).askPolicy());
+            return new EpisodeActor(ctx, request, setup, services.policy(), replyTo).askPolicy();
         });
     }
 
-    private EpisodeActor(ActorContext<Command> context, TimerScheduler<Command> timers, RunEpisode request,
+    private EpisodeActor(ActorContext<Command> context, RunEpisode request,
                          EpisodeSetup setup, Policy policy, ActorRef<Trajectory> replyTo) {
         super(context);
         this.request = request;
@@ -111,7 +111,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         messages.add(setup.systemMessage);
         contextTokens = setup.systemTokens;
         append(task);
-        timers.startSingleTimer(DeadlineReached.INSTANCE, Duration.ofMillis(spec.deadlineMillis()));
+        // A plain scheduled message rather than a timer scheduler: no interceptor on every message.
+        this.deadline = context.scheduleOnce(Duration.ofMillis(spec.deadlineMillis()), context.getSelf(), DeadlineReached.INSTANCE);
     }
 
     @Override
@@ -156,8 +157,20 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
+        // An answer that is already there (in-process policies) is handled now: no message round trip.
+        if (answer instanceof CompletableFuture<Completion> done && done.isDone()) {
+            return onPolicyAnswered(completed(done, PolicyAnswered::new));
+        }
         getContext().pipeToSelf(answer, PolicyAnswered::new);
         return this;
+    }
+
+    private static <T, M> M completed(CompletableFuture<T> done, java.util.function.BiFunction<T, Throwable, M> adapt) {
+        try {
+            return adapt.apply(done.join(), null);
+        } catch (CompletionException | java.util.concurrent.CancellationException e) {
+            return adapt.apply(null, e);
+        }
     }
 
     private Behavior<Command> onPolicyAnswered(PolicyAnswered answered) {
@@ -181,8 +194,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
         if (!calls.isEmpty()) {
             if (parsed.hasErrors()) formatErrors++;
-            runTools(calls);
-            return this;
+            return runTools(calls);
         }
         if (parsed.hasFinalAnswer() && !parsed.hasErrors()) {
             return finish(StopReason.FINAL_ANSWER, parsed.finalAnswer(), null);
@@ -205,7 +217,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         return null;
     }
 
-    private void runTools(List<ToolCall> calls) {
+    private Behavior<Command> runTools(List<ToolCall> calls) {
         turnStartNanos = System.nanoTime();
         List<CompletableFuture<ToolResult>> futures = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
@@ -218,7 +230,12 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 ? futures.get(0).thenApply(List::of)
                 : CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
                         .thenApply(v -> futures.stream().map(CompletableFuture::join).toList());
-        getContext().pipeToSelf(all, (results, failure) -> new ToolsDone(results != null ? results : failedResults(calls, failure)));
+        java.util.function.BiFunction<List<ToolResult>, Throwable, ToolsDone> adapt =
+                (results, failure) -> new ToolsDone(results != null ? results : failedResults(calls, failure));
+        // In-process tools (calculator, finish) are usually done already: go on without a message round trip.
+        if (all instanceof CompletableFuture<List<ToolResult>> done && done.isDone()) return onToolsDone(completed(done, adapt));
+        getContext().pipeToSelf(all, adapt::apply);
+        return this;
     }
 
     private Behavior<Command> onToolsDone(ToolsDone done) {
@@ -245,6 +262,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private Behavior<Command> finish(StopReason reason, String answer, String error) {
+        deadline.cancel();
         for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
         EpisodeStats stats = new EpisodeStats(policyTurns, toolCalls, toolSuccesses, formatErrors, promptTokens,
                 completionTokens, System.nanoTime() - startNanos);

@@ -22,8 +22,9 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 
 /**
  * A sharded entity of the {@code worker} region that runs many episodes, each a cheap child
- * {@link EpisodeActor}. It answers every {@link RunEpisode} exactly once: with the episode's
- * trajectory, or with a {@link StopReason#CRASHED} trajectory when the episode actor failed.
+ * {@link EpisodeActor}. Every {@link RunEpisode} is answered exactly once: the episode replies to
+ * the requester itself and then stops; if it fails instead, the worker sees the failure and
+ * answers with a {@link StopReason#CRASHED} trajectory.
  * A duplicate request for an episode that is running or was answered recently is ignored, so
  * a coordinator may re-send after a node loss without getting two answers.
  */
@@ -32,12 +33,9 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
     /** Sent by sharding before a hand-off: stop once the running episodes are answered. */
     public enum Stop implements WorkerProtocol.Command, NoSerializationVerificationNeeded { INSTANCE }
 
-    private record EpisodeFinished(Trajectory trajectory) implements WorkerProtocol.Command, NoSerializationVerificationNeeded {}
-
     private record Running(RunEpisode request, ActorRef<EpisodeActor.Command> actor) {}
 
     private final EpisodeServices services;
-    private final ActorRef<Trajectory> finished;
     private final Map<String, Running> running = new HashMap<>();
     private final Map<ActorRef<Void>, String> episodeOfChild = new HashMap<>();
     private final Map<String, Boolean> recentlyAnswered;
@@ -51,7 +49,6 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
     private RolloutWorker(ActorContext<WorkerProtocol.Command> context, EpisodeServices services, int answeredMemory) {
         super(context);
         this.services = services;
-        this.finished = context.messageAdapter(Trajectory.class, EpisodeFinished::new);
         this.recentlyAnswered = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
@@ -64,7 +61,6 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
     public Receive<WorkerProtocol.Command> createReceive() {
         return newReceiveBuilder()
                 .onMessage(RunEpisode.class, this::onRun)
-                .onMessage(EpisodeFinished.class, this::onFinished)
                 .onMessage(CancelEpisode.class, this::onCancel)
                 .onMessageEquals(Stop.INSTANCE, this::onStop)
                 .onSignal(ChildFailed.class, this::onChildStopped)
@@ -79,18 +75,10 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
             return this;
         }
         ActorRef<EpisodeActor.Command> child =
-                getContext().spawn(EpisodeActor.create(run, services, finished), "ep-" + (spawned++));
+                getContext().spawn(EpisodeActor.create(run, services, run.replyTo()), "ep-" + (spawned++));
         getContext().watch(child);
         running.put(id, new Running(run, child));
         episodeOfChild.put(child.unsafeUpcast(), id);
-        return this;
-    }
-
-    private Behavior<WorkerProtocol.Command> onFinished(EpisodeFinished f) {
-        Running r = running.remove(f.trajectory().episodeId());
-        if (r == null) return this; // already answered as crashed
-        recentlyAnswered.put(r.request().episodeId(), Boolean.TRUE);
-        r.request().replyTo().tell(f.trajectory());
         return this;
     }
 
@@ -104,13 +92,15 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
         String id = episodeOfChild.remove(t.getRef());
         Running r = id == null ? null : running.remove(id);
         if (r != null) {
-            // The child stopped without replying: it crashed. Answer for it so nothing waits forever.
-            String why = t instanceof ChildFailed cf ? describe(cf.getCause()) : "stopped without a result";
-            getContext().getLog().warn("episode {} crashed: {}", id, why);
             recentlyAnswered.put(id, Boolean.TRUE);
-            RunEpisode req = r.request();
-            req.replyTo().tell(new Trajectory(id, req.groupId(), req.task().id(), List.of(), List.of(), null,
-                    StopReason.CRASHED, "episode actor crashed: " + why, new EpisodeStats(0, 0, 0, 0, 0, 0, 0), null));
+            // A normal stop comes only after the episode replied; a failure means it never did: answer for it.
+            if (t instanceof ChildFailed failed) {
+                String why = describe(failed.getCause());
+                getContext().getLog().warn("episode {} crashed: {}", id, why);
+                RunEpisode req = r.request();
+                req.replyTo().tell(new Trajectory(id, req.groupId(), req.task().id(), List.of(), List.of(), null,
+                        StopReason.CRASHED, "episode actor crashed: " + why, new EpisodeStats(0, 0, 0, 0, 0, 0, 0), null));
+            }
         }
         return stopping && running.isEmpty() ? Behaviors.stopped() : this;
     }

@@ -58,6 +58,25 @@ public final class ArithmeticExpression {
         return value;
     }
 
+    /**
+     * {@code a / b}: exact when the quotient terminates (the divisor's digits have no prime factor
+     * but 2 and 5, e.g. {@code 3 / 4}), else rounded to 34 significant digits. The exact path is
+     * also the cheap one: it avoids stripping thirty-odd zeros off a rounded quotient.
+     */
+    static BigDecimal quotient(BigDecimal a, BigDecimal b) {
+        BigInteger u = b.unscaledValue().abs();
+        if (u.bitLength() < 63) {
+            long m = u.longValue();
+            if (m != 0) {
+                while (m % 10 == 0) m /= 10;
+                while ((m & 1) == 0) m >>= 1;
+                while (m % 5 == 0) m /= 5;
+                if (m == 1) return a.divide(b);
+            }
+        }
+        return a.divide(b, MathContext.DECIMAL128);
+    }
+
     /** The value as the calculator prints it: plain notation, no trailing zeros ({@code 20}, not {@code 2E+1}). */
     public static String format(BigDecimal value) {
         return value.signum() == 0 ? "0" : value.stripTrailingZeros().toPlainString();
@@ -94,7 +113,7 @@ public final class ArithmeticExpression {
                 int at = pos++;
                 BigDecimal d = unary();
                 if (d.signum() == 0) throw new IllegalArgumentException("division by zero" + excerptSuffix(at));
-                v = checked(v.divide(d, MathContext.DECIMAL128));
+                v = checked(quotient(v, d));
             } else {
                 return v;
             }
@@ -173,9 +192,15 @@ public final class ArithmeticExpression {
     private BigDecimal number() {
         int start = pos;
         int digits = 0;
+        long integer = 0;
         while (!atEnd() && isDigit(src.charAt(pos))) {
+            integer = integer * 10 + (src.charAt(pos) - '0');
             pos++;
             digits++;
+        }
+        // Fast path for the common case, a short integer: no substring, no decimal-string parsing.
+        if (digits > 0 && digits <= 18 && (atEnd() || !isNumberContinuation(src.charAt(pos)))) {
+            return BigDecimal.valueOf(integer);
         }
         if (!atEnd() && src.charAt(pos) == '.') {
             pos++;
@@ -203,6 +228,10 @@ public final class ArithmeticExpression {
         }
         if (size(v) > MAX_DIGITS) throw error("number has too many digits (more than " + MAX_DIGITS + ")", start, "");
         return v;
+    }
+
+    private static boolean isNumberContinuation(char c) {
+        return c == '.' || c == 'e' || c == 'E';
     }
 
     private BigDecimal multiply(BigDecimal a, BigDecimal b) {
@@ -243,7 +272,7 @@ public final class ArithmeticExpression {
         double estimate = Math.abs((double) n) * (log10u + Math.abs((double) b.scale()));
         if (estimate > MAX_DIGITS + 1) throw tooLarge();
         BigDecimal p = checked(b.pow(Math.abs(n)));
-        return n > 0 ? p : checked(BigDecimal.ONE.divide(p, MathContext.DECIMAL128));
+        return n > 0 ? p : checked(quotient(BigDecimal.ONE, p));
     }
 
     private BigDecimal checked(BigDecimal v) {
