@@ -85,7 +85,11 @@ public final class EpisodesBenchmark {
             long wallNs = System.nanoTime() - t0;
             long cpuNs = os.getProcessCpuTime() - cpu0;
 
-            long heapPerEpisode = s.heapProbe() > 0 ? heapPerInflightEpisode(node, model, s, spec, log) : -1;
+            // Held at the first policy call: what the runtime itself costs per episode (its trajectory is still empty).
+            long heapPerEpisode = s.heapProbe() > 0 ? heapPerInflightEpisode(node, model, s, spec, 1, "p", log) : -1;
+            // Held mid-episode: the same plus the turns recorded so far.
+            int midTurn = Math.max(2, (s.turns() + 1) / 2);
+            long heapMid = s.heapProbe() > 0 ? heapPerInflightEpisode(node, model, s, spec, midTurn, "q", log) : -1;
 
             long[] sorted = TurnClock.sorted(overhead, overheadCount[0]);
             double eps = s.n() / (wallNs / 1e9);
@@ -104,6 +108,7 @@ public final class EpisodesBenchmark {
             out.put("overhead_us_p50", round(TurnClock.percentileMicros(sorted, 50), 2));
             out.put("overhead_us_p99", round(TurnClock.percentileMicros(sorted, 99), 2));
             out.put("heap_bytes_per_episode", heapPerEpisode);
+            out.put("heap_bytes_per_episode_mid", heapMid);
             double ideal = s.latencyMs() > 0 ? s.inflight() / (s.turns() * s.latencyMs() / 1000.0) : Double.NaN;
             out.put("latency_bound_efficiency", s.latencyMs() > 0 ? round(eps / ideal, 4) : null);
             out.put("wrong_answers", wrong[0]);
@@ -119,28 +124,30 @@ public final class EpisodesBenchmark {
         }
     }
 
-    /** Holds {@code heapProbe} episodes in flight mid-episode and measures the live heap they add. */
+    /** Holds {@code heapProbe} episodes in flight at policy turn {@code parkTurn} and measures the live heap they add. */
     private static long heapPerInflightEpisode(SwarmNode node, ScriptedCalculatorModel model, Settings s, EpisodeSpec spec,
-                                               Consumer<String> log) throws Exception {
+                                               int parkTurn, String prefix, Consumer<String> log) throws Exception {
         int k = s.heapProbe();
-        int parkTurn = Math.max(2, (s.turns() + 1) / 2);
-        model.parkAt(parkTurn);
         String[] expected = new String[k];
-        Iterator<BatchRunner.Job> jobs = jobs("p", k, s.turns(), spec, expected);
+        Iterator<BatchRunner.Job> jobs = jobs(prefix, k, s.turns(), spec, expected);
         long baseline = liveHeap();
+        int parkedBefore = model.parkedCount();
+        model.parkAt(parkTurn);
         CompletableFuture<Long> done = new CompletableFuture<>();
         node.system().systemActorOf(BatchRunner.create(node.workerRegion(), node.workerEntities(), jobs, k,
-                tr -> check(tr, s.turns(), expected), done), "heap-probe", Props.empty());
+                tr -> check(tr, s.turns(), expected), done), "heap-probe-" + prefix, Props.empty());
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (model.parkedCount() < k) {
-            if (System.nanoTime() > deadline) throw new IllegalStateException("only " + model.parkedCount() + " of " + k + " episodes parked");
+        while (model.parkedCount() - parkedBefore < k) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + (model.parkedCount() - parkedBefore) + " of " + k + " episodes parked");
+            }
             Thread.sleep(5);
         }
         long live = liveHeap();
         model.release();
         done.get(2, TimeUnit.MINUTES);
         long perEpisode = Math.max(0, live - baseline) / k;
-        log.accept(String.format("heap: %d episodes held in flight at turn %d: %.1f MB live over baseline → %d B per episode",
+        log.accept(String.format("heap: %d episodes held in flight at policy turn %d: %.1f MB live over baseline → %d B per episode",
                 k, parkTurn, (live - baseline) / 1e6, perEpisode));
         return perEpisode;
     }

@@ -48,7 +48,10 @@ public final class BenchEpisodesCommand implements Callable<Integer> {
                 (Double) f.get("mean_us_per_turn"), (Double) f.get("cpu_us_per_turn")));
         r.line(String.format("  runtime time per turn (excl. model and tool): p50 %.2f µs, p99 %.2f µs",
                 (Double) f.get("overhead_us_p50"), (Double) f.get("overhead_us_p99")));
-        if ((Long) f.get("heap_bytes_per_episode") >= 0) r.line("  heap per in-flight episode: " + f.get("heap_bytes_per_episode") + " B");
+        if ((Long) f.get("heap_bytes_per_episode") >= 0) {
+            r.line("  heap per in-flight episode: " + f.get("heap_bytes_per_episode") + " B at its first policy call, "
+                    + f.get("heap_bytes_per_episode_mid") + " B mid-episode (with its turns so far)");
+        }
         if (f.get("latency_bound_efficiency") != null) {
             r.line(String.format("  latency-bound efficiency: %.1f%% of the ideal %d episodes/s",
                     100 * (Double) f.get("latency_bound_efficiency"), Math.round(inflight / (turns * latencyMs / 1000.0))));
