@@ -60,7 +60,7 @@ public final class EpisodesBenchmark {
             if (s.warmup() > 0) {
                 long t = System.nanoTime();
                 String[] expected = new String[s.warmup()];
-                runBatch(node, jobs("w", s.warmup(), s.turns(), spec, expected), Math.min(s.inflight(), 1000),
+                runBatch(node, jobs("w", s.warmup(), s.turns(), spec, expected), s.inflight(),
                         tr -> check(tr, s.turns(), expected), null);
                 log.accept(String.format("warm-up: %d episodes in %.0f ms", s.warmup(), (System.nanoTime() - t) / 1e6));
             }

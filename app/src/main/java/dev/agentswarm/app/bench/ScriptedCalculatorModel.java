@@ -12,7 +12,6 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -27,6 +26,7 @@ final class ScriptedCalculatorModel implements Policy {
     private final int turns;
     private final boolean nativeCalls;
     private final long latencyNanos;
+    private final LatencyLine latency;
     private final TurnClock clock;
     private volatile int parkAtTurn = Integer.MAX_VALUE;
     private final Queue<Runnable> parked = new ConcurrentLinkedQueue<>();
@@ -36,6 +36,7 @@ final class ScriptedCalculatorModel implements Policy {
         this.turns = turns;
         this.nativeCalls = format.equals("openai");
         this.latencyNanos = latencyNanos;
+        this.latency = latencyNanos > 0 ? new LatencyLine(latencyNanos) : null;
         this.clock = clock;
     }
 
@@ -75,10 +76,7 @@ final class ScriptedCalculatorModel implements Policy {
             if (timed) clock.answered(episode, turn, System.nanoTime());
             return CompletableFuture.completedFuture(answer);
         }
-        return CompletableFuture.supplyAsync(() -> {
-            if (timed) clock.answered(episode, turn, System.nanoTime());
-            return answer;
-        }, CompletableFuture.delayedExecutor(latencyNanos, TimeUnit.NANOSECONDS, Runnable::run));
+        return latency.later(answer, timed ? () -> clock.answered(episode, turn, System.nanoTime()) : () -> {});
     }
 
     private Completion answer(CompletionRequest req, int episode, int turn) {
