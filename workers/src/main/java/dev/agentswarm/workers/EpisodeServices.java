@@ -25,6 +25,10 @@ public final class EpisodeServices {
     private final Policy policy;
     private final ToolRegistry tools;
     private final Map<SetupKey, EpisodeSetup> setups = new ConcurrentHashMap<>();
+    /** The last spec seen and its setup: in-process requesters reuse one spec object for many episodes. */
+    private volatile LastSetup last;
+
+    private record LastSetup(EpisodeSpec spec, EpisodeSetup setup) {}
 
     public EpisodeServices(Policy policy, ToolRegistry tools) {
         if (policy == null) throw new IllegalArgumentException("a node needs a policy");
@@ -46,6 +50,8 @@ public final class EpisodeServices {
      * naming the problem when the format or a tool is unknown on this node.
      */
     public EpisodeSetup setupFor(EpisodeSpec spec) {
+        LastSetup recent = last;
+        if (recent != null && recent.spec() == spec) return recent.setup();
         SetupKey key = new SetupKey(spec.systemPrompt(), spec.format(), spec.tools(), spec.contextBudget(),
                 spec.toolTimeoutMillis(), spec.maxToolResultChars(), spec.sampling());
         EpisodeSetup setup = setups.get(key);
@@ -54,6 +60,7 @@ public final class EpisodeServices {
             if (setups.size() >= MAX_CACHED_SETUPS) setups.clear();
             setups.put(key, setup);
         }
+        last = new LastSetup(spec, setup);
         return setup;
     }
 }

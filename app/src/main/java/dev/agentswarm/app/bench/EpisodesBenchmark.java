@@ -55,7 +55,7 @@ public final class EpisodesBenchmark {
                 .withFormat(s.format()).withTools(List.of("calculator"))
                 .withLimits(s.turns() + 1, 1_000_000, 1_000_000, TimeUnit.MINUTES.toMillis(10), 30_000);
 
-        try (SwarmNode node = SwarmNode.startEmbedded(config, new EpisodeServices(model, EpisodeRuns.builtInTools()))) {
+        try (model; SwarmNode node = SwarmNode.startEmbedded(config, new EpisodeServices(model, EpisodeRuns.builtInTools()))) {
             AtomicLong deadLetters = DeadLetterCounter.attach(node.system());
             if (s.warmup() > 0) {
                 long t = System.nanoTime();

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * answers at once or after a latency that holds no thread. It stamps request and answer times
  * into a {@link TurnClock} so the runtime's own time per turn can be separated from the model's.
  */
-final class ScriptedCalculatorModel implements Policy {
+final class ScriptedCalculatorModel implements Policy, AutoCloseable {
 
     private final int turns;
     private final boolean nativeCalls;
@@ -102,6 +102,11 @@ final class ScriptedCalculatorModel implements Policy {
         if (a < 0) return s;
         int b = s.indexOf("\n</tool_response>", a);
         return b < 0 ? s.substring(a + open.length()) : s.substring(a + open.length(), b);
+    }
+
+    @Override
+    public void close() {
+        if (latency != null) latency.close();
     }
 
     /** "b123" → 123 (measured), "w123" → 123 (warm-up). */
