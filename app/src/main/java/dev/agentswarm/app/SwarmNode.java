@@ -33,16 +33,18 @@ public final class SwarmNode implements AutoCloseable {
     }
 
     /**
-     * Loads the configuration: the user's file (if any) over the node defaults
-     * ({@code swarm-node.conf}) over every module's {@code reference.conf}.
+     * Loads the configuration: system properties over the user's file (if any) over the node
+     * defaults ({@code swarm-node.conf}) over every module's {@code reference.conf}.
      */
     public static Config loadConfig(Path userFile) {
         Config base = ConfigFactory.parseResources("swarm-node.conf").withFallback(ConfigFactory.load());
-        if (userFile == null) return base.resolve();
-        if (!Files.isRegularFile(userFile)) {
-            throw new IllegalArgumentException("config file " + userFile + " does not exist");
+        Config user = ConfigFactory.empty();
+        if (userFile != null) {
+            if (!Files.isRegularFile(userFile)) throw new IllegalArgumentException("config file " + userFile + " does not exist");
+            user = ConfigFactory.parseFile(userFile.toFile());
         }
-        return ConfigFactory.parseFile(userFile.toFile()).withFallback(base).resolve();
+        // -Dkey=value wins over everything, as users of Typesafe Config expect.
+        return ConfigFactory.systemProperties().withFallback(user).withFallback(base).resolve();
     }
 
     /** Starts a node that joins itself and hosts workers with {@code services}; waits until it is Up. */

@@ -61,9 +61,17 @@ public final class RunRecorder implements AutoCloseable {
         return new Policy() {
             @Override
             public CompletionStage<Completion> complete(CompletionRequest req) {
-                return inner.complete(req).whenComplete((c, e) -> {
+                CompletionStage<Completion> answer;
+                try {
+                    answer = inner.complete(req);
+                } catch (RuntimeException e) {
+                    answer = CompletableFuture.failedFuture(e); // a synchronous throw is an answer too
+                }
+                if (answer == null) answer = CompletableFuture.completedFuture(null);
+                return answer.whenComplete((c, e) -> {
                     if (c != null) write(RecordedLine.completion(req.episodeId(), req.turn(), c));
-                    else write(RecordedLine.policyError(req.episodeId(), req.turn(), message(e)));
+                    else write(RecordedLine.policyError(req.episodeId(), req.turn(),
+                            e == null ? "policy returned no completion" : message(e)));
                 });
             }
 

@@ -146,6 +146,32 @@ class EpisodeLoopTest {
     }
 
     @Test
+    void thousandsOfSynchronousTurnsNeitherOverflowTheStackNorIgnoreTheDeadline() {
+        var h = harness(ScriptedPolicy.texts(req -> call("calculator", "{\"expression\": \"1 + " + req.turn() + "\"}")));
+        // 3,000 turns overflowed the stack when every synchronous answer was handled inline.
+        Trajectory t = h.run(Task.of("t", "loop"), h.spec().withLimits(3000, 10_000_000, 10_000_000, 60_000, 1000));
+        assertThat(t).stoppedBecause(StopReason.MAX_TURNS).hasPolicyTurns(3000);
+
+        var slow = harness(ScriptedPolicy.texts(req -> {
+            long until = System.nanoTime() + 2_000_000; // 2 ms of in-process work per answer
+            while (System.nanoTime() < until) Thread.onSpinWait();
+            return call("calculator", "{\"expression\": \"2 + 2\"}");
+        }));
+        long t0 = System.nanoTime();
+        Trajectory late = slow.run(Task.of("t", "slow loop"), slow.spec().withLimits(300, 10_000_000, 12000, 100, 1000));
+        assertThat(late).stoppedBecause(StopReason.DEADLINE);
+        assertTrue(System.nanoTime() - t0 < Duration.ofMillis(600).toNanos(), "the deadline was honoured");
+    }
+
+    @Test
+    void aPolicyAnsweringNothingIsAPolicyError() {
+        var h = harness(ScriptedPolicy.completions(req -> null));
+        Trajectory t = h.run(Task.of("t", "x"));
+        assertThat(t).stoppedBecause(StopReason.POLICY_ERROR);
+        assertTrue(t.error().contains("no completion"), t.error());
+    }
+
+    @Test
     void failingPolicyEndsTheEpisodeWithItsMessage() {
         var h = harness(ScriptedPolicy.texts(req -> {
             throw new PolicyException("HTTP 401 from http://x/v1: invalid api key", false);

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -51,6 +52,9 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     /** Stop now and reply with what was done so far. */
     public record Cancel(String reason) implements Command {}
+
+    /** Answers handled inline before a message hop (each turn nests two: policy, then tools). */
+    private static final int MAX_INLINE_DEPTH = 8;
 
     private record PolicyAnswered(Completion completion, Throwable failure) implements Command {}
 
@@ -80,6 +84,9 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private List<Message> compressedContext;
     private List<CompletableFuture<ToolResult>> pendingTools = List.of();
     private final Cancellable deadline;
+    private final long deadlineAtNanos;
+    private CompletableFuture<Completion> pendingPolicy;
+    private int inlineDepth;
 
     /**
      * Starts the episode, or replies at once with {@link StopReason#INVALID_REQUEST} when its
@@ -112,6 +119,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         contextTokens = setup.systemTokens;
         append(task);
         // A plain scheduled message rather than a timer scheduler: no interceptor on every message.
+        this.deadlineAtNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(spec.deadlineMillis());
         this.deadline = context.scheduleOnce(Duration.ofMillis(spec.deadlineMillis()), context.getSelf(), DeadlineReached.INSTANCE);
     }
 
@@ -134,9 +142,9 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private Behavior<Command> askPolicy() {
         List<Message> context = messages;
         compressedContext = null;
-        if (contextTokens > spec.contextBudget()) {
+        if (contextTokens > setup.contextBudget) {
             CompressedContext fitted = setup.compressor.fit(messages, contextTokens);
-            if (fitted.tokens() > spec.contextBudget()) {
+            if (fitted.tokens() > setup.contextBudget) {
                 // Even system, task and the last turn cut to their bones do not fit: never send an over-budget context.
                 return finish(StopReason.TOKEN_BUDGET, null, "context-budget " + spec.contextBudget()
                         + " tokens is below the smallest context this episode can be compressed to (" + fitted.tokens() + ")");
@@ -151,15 +159,25 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         CompletionRequest req = new CompletionRequest(request.episodeId(), policyTurns, context,
                 setup.format.nativeTools() ? setup.toolSpecs : List.of(), spec.toolChoice(), turnSampling);
         turnStartNanos = System.nanoTime();
-        CompletionStage<Completion> answer;
+        CompletableFuture<Completion> answer;
         try {
-            answer = policy.complete(req);
+            CompletionStage<Completion> stage = policy.complete(req);
+            answer = stage == null ? CompletableFuture.failedFuture(new IllegalStateException("the policy returned no answer stage"))
+                    : stage.toCompletableFuture();
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
-        // An answer that is already there (in-process policies) is handled now: no message round trip.
-        if (answer instanceof CompletableFuture<Completion> done && done.isDone()) {
-            return onPolicyAnswered(completed(done, PolicyAnswered::new));
+        pendingPolicy = answer;
+        // An answer that is already there (in-process policies) is handled now, without a message
+        // round trip, up to a small depth: then a message hop unwinds the stack and lets a queued
+        // deadline or cancel in.
+        if (answer.isDone() && inlineDepth < MAX_INLINE_DEPTH) {
+            inlineDepth++;
+            try {
+                return onPolicyAnswered(completed(answer, PolicyAnswered::new));
+            } finally {
+                inlineDepth--;
+            }
         }
         getContext().pipeToSelf(answer, PolicyAnswered::new);
         return this;
@@ -174,11 +192,13 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private Behavior<Command> onPolicyAnswered(PolicyAnswered answered) {
+        pendingPolicy = null;
         if (answered.failure() != null) {
             Throwable cause = unwrap(answered.failure());
             return finish(StopReason.POLICY_ERROR, null, "policy failed on turn " + policyTurns + ": " + describe(cause));
         }
         Completion c = answered.completion();
+        if (c == null) return finish(StopReason.POLICY_ERROR, null, "policy returned no completion on turn " + policyTurns);
         Timing timing = timingSince(turnStartNanos);
         promptTokens += c.promptTokens();
         int generated = c.completionTokens() > 0 ? c.completionTokens() : setup.counter.count(c.text());
@@ -206,7 +226,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         return nextTurn();
     }
 
-    /** A {@code finish} call ends the episode with its answer (when the tool is offered and the answer is a string). */
+    /**
+     * A {@code finish} call ends the episode with its answer (when the tool is offered and the answer
+     * is a string). Other calls of the same turn are not run: the model said it was done.
+     */
     private String finishAnswer(List<ToolCall> calls) {
         for (ToolCall call : calls) {
             if (EpisodeSetup.FINISH_TOOL.equals(call.name()) && setup.finishOffered) {
@@ -233,7 +256,14 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         java.util.function.BiFunction<List<ToolResult>, Throwable, ToolsDone> adapt =
                 (results, failure) -> new ToolsDone(results != null ? results : failedResults(calls, failure));
         // In-process tools (calculator, finish) are usually done already: go on without a message round trip.
-        if (all instanceof CompletableFuture<List<ToolResult>> done && done.isDone()) return onToolsDone(completed(done, adapt));
+        if (all instanceof CompletableFuture<List<ToolResult>> done && done.isDone() && inlineDepth < MAX_INLINE_DEPTH) {
+            inlineDepth++;
+            try {
+                return onToolsDone(completed(done, adapt));
+            } finally {
+                inlineDepth--;
+            }
+        }
         getContext().pipeToSelf(all, adapt::apply);
         return this;
     }
@@ -256,6 +286,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private Behavior<Command> nextTurn() {
+        if (System.nanoTime() >= deadlineAtNanos) return finish(StopReason.DEADLINE, null, null);
         if (policyTurns >= spec.maxTurns()) return finish(StopReason.MAX_TURNS, null, null);
         if (budgetUsed >= spec.tokenBudget()) return finish(StopReason.TOKEN_BUDGET, null, null);
         return askPolicy();
@@ -263,6 +294,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private Behavior<Command> finish(StopReason reason, String answer, String error) {
         deadline.cancel();
+        if (pendingPolicy != null) pendingPolicy.cancel(true);
         for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
         EpisodeStats stats = new EpisodeStats(policyTurns, toolCalls, toolSuccesses, formatErrors, promptTokens,
                 completionTokens, System.nanoTime() - startNanos);

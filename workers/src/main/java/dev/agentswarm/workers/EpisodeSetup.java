@@ -31,6 +31,8 @@ public final class EpisodeSetup {
     final int systemTokens;
     final SamplingParams sampling;
     final TokenCounter counter;
+    /** The context budget left for messages: native tool schemas travel in the same prompt. */
+    final int contextBudget;
     final ContextCompressor compressor;
 
     EpisodeSetup(EpisodeSpec spec, Policy policy, ToolRegistry nodeTools) {
@@ -46,6 +48,15 @@ public final class EpisodeSetup {
         this.counter = policy.tokenCounter();
         this.systemTokens = counter.count(systemMessage);
         this.sampling = spec.sampling().withExtraStops(format.stopSequences());
-        this.compressor = new ContextCompressor(counter, spec.contextBudget());
+        int toolTokens = 0;
+        if (format.nativeTools()) {
+            for (ToolSpec t : toolSpecs) toolTokens += counter.count(dev.agentswarm.core.json.Json.write(t));
+        }
+        this.contextBudget = spec.contextBudget() - toolTokens;
+        if (contextBudget <= systemTokens) {
+            throw new IllegalArgumentException("context-budget " + spec.contextBudget() + " tokens cannot hold the system prompt ("
+                    + systemTokens + ") and the tool schemas (" + toolTokens + "); raise it");
+        }
+        this.compressor = new ContextCompressor(counter, contextBudget);
     }
 }

@@ -35,6 +35,8 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
 
     private record Running(RunEpisode request, ActorRef<EpisodeActor.Command> actor) {}
 
+    private static final EpisodeStats NO_STATS = new EpisodeStats(0, 0, 0, 0, 0, 0, 0);
+
     private final EpisodeServices services;
     private final Map<String, Running> running = new HashMap<>();
     private final Map<ActorRef<Void>, String> episodeOfChild = new HashMap<>();
@@ -69,6 +71,22 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
     }
 
     private Behavior<WorkerProtocol.Command> onRun(RunEpisode run) {
+        String invalid = run.replyTo() == null ? "no replyTo" : run.episodeId() == null ? "no episodeId"
+                : run.task() == null ? "no task" : run.spec() == null ? "no spec" : null;
+        if (invalid != null) {
+            getContext().getLog().warn("rejecting a RunEpisode with {}: {}", invalid, run);
+            if (run.replyTo() != null) {
+                run.replyTo().tell(new Trajectory(run.episodeId(), run.groupId(), run.task() == null ? null : run.task().id(),
+                        List.of(), List.of(), null, StopReason.INVALID_REQUEST, "RunEpisode has " + invalid, NO_STATS, null));
+            }
+            return this;
+        }
+        if (stopping) {
+            // Handing off: the request waits in sharding's buffer and reaches the entity's next incarnation.
+            run.replyTo().tell(new Trajectory(run.episodeId(), run.groupId(), run.task().id(), List.of(), List.of(), null,
+                    StopReason.CANCELLED, "the worker is handing off; send the episode again", NO_STATS, null));
+            return this;
+        }
         String id = run.episodeId();
         if (running.containsKey(id) || recentlyAnswered.containsKey(id)) {
             getContext().getLog().debug("ignoring duplicate request for episode {}", id);
@@ -99,15 +117,21 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
                 getContext().getLog().warn("episode {} crashed: {}", id, why);
                 RunEpisode req = r.request();
                 req.replyTo().tell(new Trajectory(id, req.groupId(), req.task().id(), List.of(), List.of(), null,
-                        StopReason.CRASHED, "episode actor crashed: " + why, new EpisodeStats(0, 0, 0, 0, 0, 0, 0), null));
+                        StopReason.CRASHED, "episode actor crashed: " + why, NO_STATS, null));
             }
         }
         return stopping && running.isEmpty() ? Behaviors.stopped() : this;
     }
 
+    /**
+     * Sharding hands this worker off (rebalance, shutdown) and force-stops it after its hand-off
+     * timeout, which is shorter than an episode may run: so running episodes are cancelled now and
+     * answer CANCELLED with what they did, instead of vanishing. The requester can send them again.
+     */
     private Behavior<WorkerProtocol.Command> onStop() {
         if (running.isEmpty()) return Behaviors.stopped();
         stopping = true;
+        for (Running r : running.values()) r.actor().tell(new EpisodeActor.Cancel("worker hand-off"));
         return this;
     }
 

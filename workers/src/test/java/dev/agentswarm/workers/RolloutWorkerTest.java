@@ -106,14 +106,32 @@ class RolloutWorkerTest {
     }
 
     @Test
-    void stopWaitsForRunningEpisodes() {
-        var w = worker(300);
+    void handOffCancelsRunningEpisodesSoEachIsAnswered() {
+        var w = worker(5_000);
         TestProbe<Trajectory> probe = kit.createTestProbe(Trajectory.class);
         TestProbe<Object> watcher = kit.createTestProbe();
         w.tell(new RunEpisode("s1", "g", Task.of("t", "x"), spec, 0, probe.getRef()));
+        w.tell(new RunEpisode("s2", "g", Task.of("t", "y"), spec, 0, probe.getRef()));
         w.tell(RolloutWorker.Stop.INSTANCE);
-        assertEquals(StopReason.FINAL_ANSWER, probe.receiveMessage(Duration.ofSeconds(3)).stopReason());
+        for (Trajectory t : probe.receiveSeveralMessages(2, Duration.ofSeconds(3))) {
+            assertEquals(StopReason.CANCELLED, t.stopReason());
+            assertTrue(t.error().contains("hand-off"), t.error());
+        }
         watcher.expectTerminated(w, Duration.ofSeconds(3));
+    }
+
+    @Test
+    void aMalformedRequestIsRejectedWithoutHurtingOthers() {
+        var w = worker(300);
+        TestProbe<Trajectory> probe = kit.createTestProbe(Trajectory.class);
+        w.tell(new RunEpisode("good", "g", Task.of("t", "fine"), spec, 0, probe.getRef()));
+        w.tell(new RunEpisode("bad", "g", null, spec, 0, probe.getRef()));
+        Trajectory rejected = probe.receiveMessage(Duration.ofSeconds(2));
+        assertEquals("bad", rejected.episodeId());
+        assertEquals(StopReason.INVALID_REQUEST, rejected.stopReason());
+        assertTrue(rejected.error().contains("no task"));
+        Trajectory good = probe.receiveMessage(Duration.ofSeconds(3));
+        assertEquals(StopReason.FINAL_ANSWER, good.stopReason());
     }
 
     @Test

@@ -75,7 +75,10 @@ public final class EpisodesBenchmark {
             try (ProgressBar bar = EpisodeRuns.progressBar("episodes", s.n())) {
                 String[] expected = new String[s.n()];
                 answered = runBatch(node, jobs("b", s.n(), s.turns(), spec, expected), s.inflight(), tr -> {
-                    if (!check(tr, s.turns(), expected)) wrong[0]++;
+                    if (!check(tr, s.turns(), expected)) {
+                        wrong[0]++;
+                        return;
+                    }
                     int ep = ScriptedCalculatorModel.episodeIndex(tr.episodeId());
                     for (int turn = 1; turn < s.turns(); turn++) {
                         overhead[overheadCount[0]++] = clock.overheadNanos(ep, turn, toolNanos(tr, turn));
@@ -109,7 +112,7 @@ public final class EpisodesBenchmark {
             out.put("overhead_us_p99", round(TurnClock.percentileMicros(sorted, 99), 2));
             out.put("heap_bytes_per_episode", heapPerEpisode);
             out.put("heap_bytes_per_episode_mid", heapMid);
-            double ideal = s.latencyMs() > 0 ? s.inflight() / (s.turns() * s.latencyMs() / 1000.0) : Double.NaN;
+            double ideal = s.latencyMs() > 0 ? Math.min(s.n(), s.inflight()) / (s.turns() * s.latencyMs() / 1000.0) : Double.NaN;
             out.put("latency_bound_efficiency", s.latencyMs() > 0 ? round(eps / ideal, 4) : null);
             out.put("wrong_answers", wrong[0]);
             out.put("dead_letters", deadLetters.get());

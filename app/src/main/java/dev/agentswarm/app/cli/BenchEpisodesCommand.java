@@ -54,7 +54,7 @@ public final class BenchEpisodesCommand implements Callable<Integer> {
         }
         if (f.get("latency_bound_efficiency") != null) {
             r.line(String.format("  latency-bound efficiency: %.1f%% of the ideal %d episodes/s",
-                    100 * (Double) f.get("latency_bound_efficiency"), Math.round(inflight / (turns * latencyMs / 1000.0))));
+                    100 * (Double) f.get("latency_bound_efficiency"), Math.round(Math.min(n, inflight) / (turns * latencyMs / 1000.0))));
         }
         r.line("  dead letters " + f.get("dead_letters") + ", lost episodes " + f.get("lost_episodes") + ", wrong answers " + f.get("wrong_answers"));
         f.forEach(r::put);

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import dev.agentswarm.app.BatchRunner;
 import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.core.format.ToolCallFormats;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
@@ -50,7 +51,7 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Config cfg = SwarmNode.loadConfig(config);
         EpisodeSpec spec = EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode"));
-        if (format != null) spec = spec.withFormat(format);
+        if (format != null) spec = spec.withFormat(ToolCallFormats.byName(format).name());
         if (maxTurns != null) {
             spec = spec.withLimits(maxTurns, spec.tokenBudget(), spec.contextBudget(), spec.deadlineMillis(), spec.toolTimeoutMillis());
         }

@@ -28,7 +28,8 @@ public final class ToolRegistry {
                 throw new IllegalArgumentException("two tools are named '" + t.name() + "'");
             }
         }
-        return new ToolRegistry(Map.copyOf(m));
+        // Insertion order is kept: it is the order tools are listed in the prompt, which must not vary between runs.
+        return new ToolRegistry(java.util.Collections.unmodifiableMap(m));
     }
 
     public Optional<Tool> find(String name) {
@@ -51,7 +52,7 @@ public final class ToolRegistry {
         if (!missing.isEmpty()) {
             throw new IllegalArgumentException("unknown tool(s) " + missing + "; this node offers " + tools.keySet().stream().sorted().toList());
         }
-        return new ToolRegistry(m);
+        return new ToolRegistry(java.util.Collections.unmodifiableMap(m));
     }
 
     public List<ToolSpec> specs() {
@@ -61,6 +62,6 @@ public final class ToolRegistry {
     public ToolRegistry plus(Tool t) {
         Map<String, Tool> m = new LinkedHashMap<>(tools);
         m.put(t.name(), t);
-        return new ToolRegistry(m);
+        return new ToolRegistry(java.util.Collections.unmodifiableMap(m));
     }
 }
