@@ -104,7 +104,12 @@ public final class RunRecorder implements AutoCloseable {
             public CompletionStage<String> invoke(JsonNode arguments, ToolContext ctx) {
                 CompletableFuture<String> out;
                 try {
-                    out = inner.invoke(arguments, ctx).toCompletableFuture().thenApply(s -> s);
+                    CompletableFuture<String> tool = inner.invoke(arguments, ctx).toCompletableFuture();
+                    out = tool.thenApply(s -> s);
+                    // The executor cancels what it was given; pass that on to the real tool.
+                    out.whenComplete((r, e) -> {
+                        if (e instanceof CancellationException) tool.cancel(true);
+                    });
                 } catch (RuntimeException e) {
                     out = CompletableFuture.failedFuture(e);
                 }

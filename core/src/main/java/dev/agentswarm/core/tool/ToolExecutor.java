@@ -138,6 +138,13 @@ public final class ToolExecutor {
             timer.cancel(false);
             if (claimed.compareAndSet(false, true)) out.complete(outcome(call, future, start));
         });
+        // A caller that gives up (the episode was cancelled or hit its deadline) stops the tool too.
+        out.whenComplete((r, e) -> {
+            if (e instanceof CancellationException) {
+                timer.cancel(false);
+                future.cancel(true);
+            }
+        });
         return out;
     }
 

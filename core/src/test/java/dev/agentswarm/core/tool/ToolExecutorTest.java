@@ -140,6 +140,17 @@ class ToolExecutorTest {
     }
 
     @Test
+    void aCallerThatGivesUpStopsTheTool() {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        ToolExecutor ex = executor(tool("hang", a -> never));
+        CompletableFuture<ToolResult> result = ex.execute(new ToolCall("c1", "hang", Json.object()),
+                new ToolContext("ep", 1, 0, "c1", 60_000)).toCompletableFuture();
+        assertFalse(never.isCancelled());
+        result.cancel(true); // the episode was cancelled or hit its deadline
+        assertTrue(never.isCancelled(), "the tool's own future is cancelled too");
+    }
+
+    @Test
     void defaultTimeoutAppliesWhenContextHasNone() {
         ToolExecutor ex = new ToolExecutor(ToolRegistry.of(tool("hang", a -> new CompletableFuture<>())), 100, 30);
         ToolResult r = run(ex, new ToolCall("c1", "hang", Json.object()), CTX);
