@@ -108,6 +108,16 @@ class CliTest {
         assertEquals(2, badScript.exit());
         assertTrue(badScript.err().contains("replies"), badScript.err());
 
+        Path ok = dir.resolve("ok.txt");
+        Files.writeString(ok, "done");
+        Result badTool = swarm("run", "x", "--script", ok.toString(), "--tools", "calculator,search");
+        assertEquals(2, badTool.exit());
+        assertTrue(badTool.err().contains("search"), badTool.err());
+
+        Result unknownFormat = swarm("run", "x", "--script", empty.toString(), "--format", "xml");
+        assertEquals(2, unknownFormat.exit());
+        assertTrue(unknownFormat.err().contains("hermes"), "lists the known formats: " + unknownFormat.err());
+
         Result badFormat = swarm("run", "x", "--script", empty.toString().replace("empty.json", "nope.txt"));
         assertEquals(2, badFormat.exit());
         assertTrue(badFormat.err().contains("nope.txt"), badFormat.err());

@@ -44,19 +44,24 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--max-turns", description = "Policy turns before giving up (default: from config, 16).")
     Integer maxTurns;
 
+    @Option(names = "--tools", split = ",", defaultValue = "calculator,finish",
+            description = "Tools the episode may call, from those this node offers: calculator, finish (default ${DEFAULT-VALUE}).")
+    List<String> tools;
+
     @Option(names = "--record", paramLabel = "FILE", description = "Record every policy answer and tool result to this JSONL file for `swarm replay`.")
     Path record;
 
     @Override
     public Integer call() throws Exception {
         Config cfg = SwarmNode.loadConfig(config);
-        EpisodeSpec spec = EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode"));
+        EpisodeSpec spec = EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")).withTools(tools);
         if (format != null) spec = spec.withFormat(ToolCallFormats.byName(format).name());
         if (maxTurns != null) {
             spec = spec.withLimits(maxTurns, spec.tokenBudget(), spec.contextBudget(), spec.deadlineMillis(), spec.toolTimeoutMillis());
         }
         Policy policy = policyOptions.create(cfg);
-        ToolRegistry tools = EpisodeRuns.builtInTools();
+        ToolRegistry nodeTools = EpisodeRuns.builtInTools();
+        nodeTools.select(spec.tools()); // an unknown --tools name is bad input: say so before starting a node
         Task t = Task.of("task-1", task);
         BatchRunner.Job job = new BatchRunner.Job("run-1", "run-1", t, spec);
 
@@ -64,11 +69,11 @@ public final class RunCommand implements Callable<Integer> {
         try {
             if (recorder != null) {
                 policy = recorder.wrap(policy);
-                tools = recorder.wrap(tools);
+                nodeTools = recorder.wrap(nodeTools);
                 recorder.episode(job.episodeId(), job.groupId(), t, spec);
             }
             Trajectory result;
-            try (SwarmNode node = SwarmNode.startEmbedded(cfg, new EpisodeServices(policy, tools))) {
+            try (SwarmNode node = SwarmNode.startEmbedded(cfg, new EpisodeServices(policy, nodeTools))) {
                 result = EpisodeRuns.runAll(node, List.of(job), 1, x -> {}).get(0);
             }
             if (recorder != null) recorder.trajectory(result);
