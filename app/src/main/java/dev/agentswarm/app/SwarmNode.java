@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -49,10 +50,18 @@ public final class SwarmNode implements AutoCloseable {
 
     /** Starts a node that joins itself and hosts workers with {@code services}; waits until it is Up. */
     public static SwarmNode startEmbedded(Config config, EpisodeServices services) throws TimeoutException {
+        return start(config, services, null);
+    }
+
+    /**
+     * Starts a node that joins the cluster of {@code seed} (itself when null) and hosts workers
+     * with {@code services}; waits until it is Up.
+     */
+    public static SwarmNode start(Config config, EpisodeServices services, Address seed) throws TimeoutException {
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "swarm", config);
         try {
             Cluster cluster = Cluster.get(system);
-            cluster.manager().tell(Join.create(cluster.selfMember().address()));
+            cluster.manager().tell(Join.create(seed != null ? seed : cluster.selfMember().address()));
             awaitUp(cluster, Duration.ofSeconds(30));
             return new SwarmNode(system, WorkerRegion.init(system, services));
         } catch (TimeoutException | RuntimeException e) {
@@ -75,6 +84,11 @@ public final class SwarmNode implements AutoCloseable {
                 throw new TimeoutException("interrupted while joining the cluster");
             }
         }
+    }
+
+    /** This node's cluster address, for others to join. */
+    public Address address() {
+        return Cluster.get(system).selfMember().address();
     }
 
     public ActorSystem<Void> system() {
