@@ -51,10 +51,15 @@ public final class EpisodeRuns {
         return jobs.stream().map(j -> byId.get(j.episodeId())).toList();
     }
 
-    /** A progress bar on stderr with rate and ETA. */
+    /**
+     * A progress bar on stderr with rate and ETA: redrawn in place on a terminal, one line every
+     * five seconds when stderr goes to a file or a pipe (CI logs stay readable).
+     */
     public static ProgressBar progressBar(String task, long max) {
+        boolean terminal = System.console() != null;
         return new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setStyle(ProgressBarStyle.ASCII)
-                .setConsumer(new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err))
-                .showSpeed().setUpdateIntervalMillis(250).build();
+                .setConsumer(terminal ? new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)
+                        : new me.tongfei.progressbar.DelegatingProgressBarConsumer(System.err::println))
+                .showSpeed().setUpdateIntervalMillis(terminal ? 250 : 5000).build();
     }
 }
