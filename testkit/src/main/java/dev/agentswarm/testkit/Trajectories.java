@@ -23,7 +23,8 @@ public final class Trajectories {
         return sb.toString();
     }
 
-    static String oneLine(String s, int max) {
+    /** {@code s} on one line, cut to {@code max} characters with a marked ellipsis. */
+    public static String oneLine(String s, int max) {
         String flat = s.replace("\n", "\\n");
         return flat.length() <= max ? flat : flat.substring(0, max) + "…";
     }

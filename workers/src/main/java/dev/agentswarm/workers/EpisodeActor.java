@@ -98,7 +98,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
             try {
                 setup = services.setupFor(request.spec());
             } catch (IllegalArgumentException e) {
-                replyTo.tell(rejected(request, e.getMessage()));
+                replyTo.tell(Trajectory.notRun(request.episodeId(), request.groupId(), request.task().id(),
+                        StopReason.INVALID_REQUEST, e.getMessage()));
                 return Behaviors.stopped();
             }
             return new EpisodeActor(ctx, request, setup, services.policy(), replyTo).askPolicy();
@@ -312,11 +313,6 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         String why = describe(unwrap(failure));
         return calls.stream().map(c -> new ToolResult(c.id(), c.name(), "tool call failed: " + why,
                 dev.agentswarm.core.protocol.ToolStatus.ERROR, false, 0)).toList();
-    }
-
-    static Trajectory rejected(RunEpisode request, String why) {
-        return new Trajectory(request.episodeId(), request.groupId(), request.task().id(), List.of(), List.of(), null,
-                StopReason.INVALID_REQUEST, why, new EpisodeStats(0, 0, 0, 0, 0, 0, 0), null);
     }
 
     private static Throwable unwrap(Throwable t) {

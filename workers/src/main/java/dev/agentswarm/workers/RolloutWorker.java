@@ -1,6 +1,5 @@
 package dev.agentswarm.workers;
 
-import dev.agentswarm.core.protocol.EpisodeStats;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
@@ -8,7 +7,6 @@ import dev.agentswarm.core.protocol.WorkerProtocol.CancelEpisode;
 import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -34,8 +32,6 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
     public enum Stop implements WorkerProtocol.Command, NoSerializationVerificationNeeded { INSTANCE }
 
     private record Running(RunEpisode request, ActorRef<EpisodeActor.Command> actor) {}
-
-    private static final EpisodeStats NO_STATS = new EpisodeStats(0, 0, 0, 0, 0, 0, 0);
 
     private final EpisodeServices services;
     private final Map<String, Running> running = new HashMap<>();
@@ -76,15 +72,15 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
         if (invalid != null) {
             getContext().getLog().warn("rejecting a RunEpisode with {}: {}", invalid, run);
             if (run.replyTo() != null) {
-                run.replyTo().tell(new Trajectory(run.episodeId(), run.groupId(), run.task() == null ? null : run.task().id(),
-                        List.of(), List.of(), null, StopReason.INVALID_REQUEST, "RunEpisode has " + invalid, NO_STATS, null));
+                run.replyTo().tell(Trajectory.notRun(run.episodeId(), run.groupId(), run.task() == null ? null : run.task().id(),
+                        StopReason.INVALID_REQUEST, "RunEpisode has " + invalid));
             }
             return this;
         }
         if (stopping) {
             // Handing off: the request waits in sharding's buffer and reaches the entity's next incarnation.
-            run.replyTo().tell(new Trajectory(run.episodeId(), run.groupId(), run.task().id(), List.of(), List.of(), null,
-                    StopReason.CANCELLED, "the worker is handing off; send the episode again", NO_STATS, null));
+            run.replyTo().tell(Trajectory.notRun(run.episodeId(), run.groupId(), run.task().id(),
+                    StopReason.CANCELLED, "the worker is handing off; send the episode again"));
             return this;
         }
         String id = run.episodeId();
@@ -116,8 +112,8 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
                 String why = describe(failed.getCause());
                 getContext().getLog().warn("episode {} crashed: {}", id, why);
                 RunEpisode req = r.request();
-                req.replyTo().tell(new Trajectory(id, req.groupId(), req.task().id(), List.of(), List.of(), null,
-                        StopReason.CRASHED, "episode actor crashed: " + why, NO_STATS, null));
+                req.replyTo().tell(Trajectory.notRun(id, req.groupId(), req.task().id(), StopReason.CRASHED,
+                        "episode actor crashed: " + why));
             }
         }
         return stopping && running.isEmpty() ? Behaviors.stopped() : this;

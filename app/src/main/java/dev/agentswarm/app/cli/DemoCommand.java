@@ -13,6 +13,7 @@ import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.testkit.RunRecorder;
 import dev.agentswarm.testkit.RunRecording;
+import dev.agentswarm.testkit.Trajectories;
 import dev.agentswarm.workers.EpisodeServices;
 import java.nio.file.Path;
 import java.util.List;
@@ -59,7 +60,7 @@ public final class DemoCommand implements Callable<Integer> {
             ok += t.stats().toolSuccesses();
             formatErrors += t.stats().formatErrors();
             r.line(String.format("  %s %-46s → %-22s (%d turns, %d tool calls%s)", right ? "✓" : "✗",
-                    shorten(task.prompt(), 46), t.finalAnswer() == null ? t.stopReason().name() : t.finalAnswer(),
+                    Trajectories.oneLine(task.prompt(), 46), t.finalAnswer() == null ? t.stopReason().name() : t.finalAnswer(),
                     t.stats().turns(), t.stats().toolCalls(),
                     t.stats().formatErrors() > 0 ? ", " + t.stats().formatErrors() + " format error(s) corrected" : ""));
         }
@@ -96,8 +97,4 @@ public final class DemoCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static String shorten(String s, int max) {
-        String flat = s.replace('\n', ' ');
-        return flat.length() <= max ? flat : flat.substring(0, max - 1) + "…";
-    }
 }

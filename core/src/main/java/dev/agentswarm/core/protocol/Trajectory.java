@@ -19,6 +19,12 @@ public record Trajectory(String episodeId, String groupId, String taskId, List<M
         turns = turns == null ? List.of() : List.copyOf(turns);
     }
 
+    /** The answer for an episode that never ran a turn (rejected, crashed, handed off): its reason and why. */
+    public static Trajectory notRun(String episodeId, String groupId, String taskId, StopReason reason, String error) {
+        return new Trajectory(episodeId, groupId, taskId, List.of(), List.of(), null, reason, error,
+                new EpisodeStats(0, 0, 0, 0, 0, 0, 0), null);
+    }
+
     public Trajectory withReward(RewardBreakdown r) {
         return new Trajectory(episodeId, groupId, taskId, prompt, turns, finalAnswer, stopReason, error, stats, r);
     }
