@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.ToolSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -288,6 +289,18 @@ final class FormatSupport {
     }
 
     /** The completion a format returns when its own code failed: still an error the model can react to. */
+    /**
+     * Runs a format's reader with the "never throws" promise kept: a bug in a reader becomes an
+     * error the model reads (and the fuzz test catches), not a crashed episode.
+     */
+    static ParsedCompletion guarded(Completion completion, java.util.function.Supplier<ParsedCompletion> reader) {
+        try {
+            return reader.get();
+        } catch (RuntimeException | StackOverflowError e) {
+            return internalError(completion.text(), e);
+        }
+    }
+
     static ParsedCompletion internalError(String text, Throwable t) {
         return new ParsedCompletion(text == null ? "" : text, List.of(), null,
                 List.of(INTERNAL_ERROR_PREFIX + " (" + t.getClass().getSimpleName() + ": "

@@ -70,11 +70,7 @@ public final class HermesFormat implements ToolCallFormat {
 
     @Override
     public ParsedCompletion parse(Completion completion, List<ToolSpec> tools) {
-        try {
-            return read(completion.text(), completion.finishReason());
-        } catch (RuntimeException | StackOverflowError e) {
-            return FormatSupport.internalError(completion.text(), e);
-        }
+        return FormatSupport.guarded(completion, () -> read(completion.text(), completion.finishReason()));
     }
 
     private ParsedCompletion read(String text, FinishReason finish) {

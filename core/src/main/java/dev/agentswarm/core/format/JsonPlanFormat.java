@@ -78,11 +78,7 @@ public final class JsonPlanFormat implements ToolCallFormat {
 
     @Override
     public ParsedCompletion parse(Completion completion, List<ToolSpec> tools) {
-        try {
-            return read(completion.text(), completion.finishReason());
-        } catch (RuntimeException | StackOverflowError e) {
-            return FormatSupport.internalError(completion.text(), e);
-        }
+        return FormatSupport.guarded(completion, () -> read(completion.text(), completion.finishReason()));
     }
 
     private ParsedCompletion read(String text, FinishReason finish) {

@@ -44,13 +44,9 @@ public final class OpenAiToolCallsFormat implements ToolCallFormat {
 
     @Override
     public ParsedCompletion parse(Completion completion, List<ToolSpec> tools) {
-        try {
-            // no native calls: plain answer, or a server that left <tool_call> blocks in the text
-            if (completion.toolCalls().isEmpty()) return TEXT_FALLBACK.parse(completion, tools);
-            return readNative(completion);
-        } catch (RuntimeException | StackOverflowError e) {
-            return FormatSupport.internalError(completion.text(), e);
-        }
+        // no native calls: plain answer, or a server that left <tool_call> blocks in the text
+        return FormatSupport.guarded(completion, () -> completion.toolCalls().isEmpty()
+                ? TEXT_FALLBACK.parse(completion, tools) : readNative(completion));
     }
 
     private static ParsedCompletion readNative(Completion completion) {

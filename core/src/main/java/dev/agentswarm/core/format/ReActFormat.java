@@ -81,11 +81,7 @@ public final class ReActFormat implements ToolCallFormat {
 
     @Override
     public ParsedCompletion parse(Completion completion, List<ToolSpec> tools) {
-        try {
-            return read(completion.text(), tools);
-        } catch (RuntimeException | StackOverflowError e) {
-            return FormatSupport.internalError(completion.text(), e);
-        }
+        return FormatSupport.guarded(completion, () -> read(completion.text(), tools));
     }
 
     private ParsedCompletion read(String text, List<ToolSpec> tools) {
