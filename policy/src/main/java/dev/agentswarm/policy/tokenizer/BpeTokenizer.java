@@ -176,7 +176,10 @@ public final class BpeTokenizer implements TokenCounter {
 
     // ---- encoding ----
 
-    /** Encodes text, turning every verbatim occurrence of a special token into its id. */
+    /**
+     * Encodes text, turning every verbatim occurrence of a special token into its id. A lone
+     * surrogate (malformed UTF-16) has no UTF-8 form and comes back from decoding as '?'.
+     */
     public int[] encode(String text) {
         return encode(text, true);
     }

@@ -134,6 +134,31 @@ class BpeTokenizerTest {
     }
 
     @Test
+    void concurrentEncodingAgreesWithSequential() throws Exception {
+        List<String> docs = Corpora.english(21, 40_000);
+        List<int[]> expected = docs.stream().map(trained::encode).toList();
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            var futures = new java.util.ArrayList<java.util.concurrent.Future<Boolean>>();
+            for (int k = 0; k < 4; k++) {
+                futures.add(pool.submit(() -> {
+                    for (int i = 0; i < docs.size(); i++) {
+                        if (!Arrays.equals(expected.get(i), trained.encode(docs.get(i)))) {
+                            return false;
+                        }
+                    }
+                    return true;
+                }));
+            }
+            for (var f : futures) {
+                assertTrue(f.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void countsAsTokenCounter() {
         TokenCounter counter = trained;
         assertEquals(0, counter.count(""));
