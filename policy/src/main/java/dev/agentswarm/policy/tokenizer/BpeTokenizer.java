@@ -54,7 +54,7 @@ public final class BpeTokenizer implements TokenCounter {
     private final List<String> specials;
     private final Map<String, Integer> specialIds;
     private final List<Merge> merges;
-    private final Map<Long, Integer> rankOfPair;
+    private final PairRanks rankOfPair;
     private final byte[][] tokenBytes;
     private final SpecialMatcher matcher;
     private final ConcurrentHashMap<String, int[]> cache = new ConcurrentHashMap<>();
@@ -85,7 +85,7 @@ public final class BpeTokenizer implements TokenCounter {
         for (int i = 0; i < this.specials.size(); i++) {
             tokenBytes[BYTE_TOKENS + i] = this.specials.get(i).getBytes(StandardCharsets.UTF_8);
         }
-        this.rankOfPair = new HashMap<>(this.merges.size() * 2);
+        this.rankOfPair = new PairRanks(this.merges.size());
         for (int r = 0; r < this.merges.size(); r++) {
             Merge m = this.merges.get(r);
             int id = firstMerged + r;
@@ -96,9 +96,10 @@ public final class BpeTokenizer implements TokenCounter {
                             + ") references id " + part + ", which is not a byte or an earlier merge");
                 }
             }
-            if (rankOfPair.putIfAbsent(m.key(), r) != null) {
+            int earlier = rankOfPair.putIfAbsent(m.key(), r);
+            if (earlier >= 0) {
                 throw new IllegalArgumentException("merge " + r + " (" + m.left() + ", " + m.right()
-                        + ") duplicates merge " + rankOfPair.get(m.key()));
+                        + ") duplicates merge " + earlier);
             }
             byte[] l = tokenBytes[m.left()];
             byte[] rr = tokenBytes[m.right()];
@@ -296,8 +297,7 @@ public final class BpeTokenizer implements TokenCounter {
     }
 
     private int rankOf(int left, int right) {
-        Integer r = rankOfPair.get(Merge.pairKey(left, right));
-        return r == null ? -1 : r;
+        return rankOfPair.get(Merge.pairKey(left, right));
     }
 
     // ---- decoding ----
