@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Completion;
+import dev.agentswarm.core.protocol.ToolResult;
+import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.ToolSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -299,6 +301,21 @@ final class FormatSupport {
         } catch (RuntimeException | StackOverflowError e) {
             return internalError(completion.text(), e);
         }
+    }
+
+    /**
+     * The results of one turn as a single user message: each rendered by {@code render}, joined by
+     * {@code separator}, in call order. Text formats feed observations back this way.
+     */
+    static List<Message> userObservation(List<ToolResult> results, String separator,
+                                         java.util.function.Function<ToolResult, String> render) {
+        if (results == null || results.isEmpty()) return List.of();
+        StringBuilder sb = new StringBuilder();
+        for (ToolResult r : results) {
+            if (sb.length() > 0) sb.append(separator);
+            sb.append(render.apply(r));
+        }
+        return List.of(Message.user(sb.toString()));
     }
 
     static ParsedCompletion internalError(String text, Throwable t) {

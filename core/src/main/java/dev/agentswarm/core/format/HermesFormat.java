@@ -212,14 +212,9 @@ public final class HermesFormat implements ToolCallFormat {
 
     @Override
     public List<Message> observations(List<ToolResult> results) {
-        if (results == null || results.isEmpty()) return List.of();
-        StringBuilder sb = new StringBuilder();
-        for (ToolResult r : results) {
-            if (sb.length() > 0) sb.append('\n');
-            // error results too: their content already says what went wrong
-            sb.append("<tool_response>\n").append(Objects.toString(r.content(), "")).append("\n</tool_response>");
-        }
-        return List.of(Message.user(sb.toString()));
+        // error results too: their content already says what went wrong
+        return FormatSupport.userObservation(results, "\n",
+                r -> "<tool_response>\n" + Objects.toString(r.content(), "") + "\n</tool_response>");
     }
 
     @Override

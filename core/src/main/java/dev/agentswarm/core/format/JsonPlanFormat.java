@@ -307,14 +307,8 @@ public final class JsonPlanFormat implements ToolCallFormat {
     /** Plans call no tools; kept for orchestrators that feed plugin results back anyway. */
     @Override
     public List<Message> observations(List<ToolResult> results) {
-        if (results == null || results.isEmpty()) return List.of();
-        StringBuilder sb = new StringBuilder();
-        for (ToolResult r : results) {
-            if (sb.length() > 0) sb.append("\n\n");
-            sb.append("Result of ").append(r.name()).append(" (").append(r.callId()).append("):\n")
-                    .append(Objects.toString(r.content(), ""));
-        }
-        return List.of(Message.user(sb.toString()));
+        return FormatSupport.userObservation(results, "\n\n",
+                r -> "Result of " + r.name() + " (" + r.callId() + "):\n" + Objects.toString(r.content(), ""));
     }
 
     @Override

@@ -336,13 +336,7 @@ public final class ReActFormat implements ToolCallFormat {
 
     @Override
     public List<Message> observations(List<ToolResult> results) {
-        if (results == null || results.isEmpty()) return List.of();
-        StringBuilder sb = new StringBuilder();
-        for (ToolResult r : results) {
-            if (sb.length() > 0) sb.append('\n');
-            sb.append(OBSERVATION).append(' ').append(Objects.toString(r.content(), ""));
-        }
-        return List.of(Message.user(sb.toString()));
+        return FormatSupport.userObservation(results, "\n", r -> OBSERVATION + ' ' + Objects.toString(r.content(), ""));
     }
 
     @Override
