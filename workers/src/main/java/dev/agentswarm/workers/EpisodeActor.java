@@ -1,6 +1,5 @@
 package dev.agentswarm.workers;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentswarm.core.context.CompressedContext;
 import dev.agentswarm.core.format.ParsedCompletion;
 import dev.agentswarm.core.policy.Policy;
@@ -18,6 +17,7 @@ import dev.agentswarm.core.protocol.ToolResult;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
+import dev.agentswarm.core.tool.FinishTool;
 import dev.agentswarm.core.tool.ToolContext;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -232,11 +232,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
      * is a string). Other calls of the same turn are not run: the model said it was done.
      */
     private String finishAnswer(List<ToolCall> calls) {
+        if (!setup.finishOffered) return null;
         for (ToolCall call : calls) {
-            if (EpisodeSetup.FINISH_TOOL.equals(call.name()) && setup.finishOffered) {
-                JsonNode answer = call.arguments() == null ? null : call.arguments().get("answer");
-                if (answer != null && answer.isTextual()) return answer.textValue();
-            }
+            String answer = FinishTool.answerOf(call);
+            if (answer != null) return answer;
         }
         return null;
     }

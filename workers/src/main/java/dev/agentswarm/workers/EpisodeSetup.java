@@ -21,8 +21,6 @@ import java.util.List;
  */
 public final class EpisodeSetup {
 
-    static final String FINISH_TOOL = "finish";
-
     final ToolCallFormat format;
     final List<ToolSpec> toolSpecs;
     final ToolExecutor executor;
@@ -40,7 +38,7 @@ public final class EpisodeSetup {
         ToolRegistry tools = nodeTools.select(spec.tools());
         this.toolSpecs = tools.specs();
         this.executor = new ToolExecutor(tools, spec.maxToolResultChars(), spec.toolTimeoutMillis());
-        this.finishOffered = tools.find(FINISH_TOOL).isPresent();
+        this.finishOffered = tools.find(dev.agentswarm.core.tool.FinishTool.NAME).isPresent();
         String toolsPrompt = toolSpecs.isEmpty() ? "" : format.toolsPrompt(toolSpecs);
         String system = toolsPrompt.isEmpty() ? spec.systemPrompt()
                 : spec.systemPrompt().isEmpty() ? toolsPrompt : spec.systemPrompt() + "\n\n" + toolsPrompt;

@@ -1,8 +1,6 @@
 package dev.agentswarm.core.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.ToolSpec;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -17,10 +15,10 @@ public final class CalculatorTool implements Tool {
 
     public static final String NAME = "calculator";
 
-    private static final ToolSpec SPEC = new ToolSpec(NAME,
+    private static final ToolSpec SPEC = ToolSpecs.oneString(NAME,
             "Evaluates an arithmetic expression exactly and returns the result as a decimal number. "
                     + "Supports + - * / ^ (also × ÷ −), unary minus, parentheses and decimal numbers.",
-            schema());
+            "expression", "The arithmetic expression to evaluate, e.g. \"(2 + 3) * 4\" or \"2^10 / 3\".");
 
     @Override
     public ToolSpec spec() {
@@ -39,15 +37,5 @@ public final class CalculatorTool implements Tool {
         } catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);
         }
-    }
-
-    private static JsonNode schema() {
-        ObjectNode s = Json.object().put("type", "object");
-        s.putObject("properties").putObject("expression")
-                .put("type", "string")
-                .put("description", "The arithmetic expression to evaluate, e.g. \"(2 + 3) * 4\" or \"2^10 / 3\".");
-        s.putArray("required").add("expression");
-        s.put("additionalProperties", false);
-        return s;
     }
 }

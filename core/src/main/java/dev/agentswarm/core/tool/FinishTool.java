@@ -1,8 +1,6 @@
 package dev.agentswarm.core.tool;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.ToolSpec;
 import java.util.concurrent.CompletableFuture;
@@ -19,9 +17,9 @@ public final class FinishTool implements Tool {
 
     public static final String NAME = "finish";
 
-    private static final ToolSpec SPEC = new ToolSpec(NAME,
+    private static final ToolSpec SPEC = ToolSpecs.oneString(NAME,
             "Gives the final answer to the task and ends the episode. Call it once, when you know the answer.",
-            schema());
+            "answer", "The final answer, complete and self-contained.");
 
     @Override
     public ToolSpec spec() {
@@ -42,15 +40,5 @@ public final class FinishTool implements Tool {
         if (call == null || !NAME.equals(call.name()) || call.arguments() == null) return null;
         JsonNode a = call.arguments().get("answer");
         return a != null && a.isTextual() ? a.textValue() : null;
-    }
-
-    private static JsonNode schema() {
-        ObjectNode s = Json.object().put("type", "object");
-        s.putObject("properties").putObject("answer")
-                .put("type", "string")
-                .put("description", "The final answer, complete and self-contained.");
-        s.putArray("required").add("answer");
-        s.put("additionalProperties", false);
-        return s;
     }
 }

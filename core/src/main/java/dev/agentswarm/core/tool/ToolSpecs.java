@@ -1,0 +1,19 @@
+package dev.agentswarm.core.tool;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.ToolSpec;
+
+/** Building tool specs for the common shape: one required string argument and nothing else. */
+public final class ToolSpecs {
+
+    private ToolSpecs() {}
+
+    public static ToolSpec oneString(String name, String description, String field, String fieldDescription) {
+        ObjectNode s = Json.object().put("type", "object");
+        s.putObject("properties").putObject(field).put("type", "string").put("description", fieldDescription);
+        s.putArray("required").add(field);
+        s.put("additionalProperties", false);
+        return new ToolSpec(name, description, s);
+    }
+}
