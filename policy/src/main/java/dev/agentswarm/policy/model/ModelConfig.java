@@ -1,0 +1,114 @@
+package dev.agentswarm.policy.model;
+
+import com.typesafe.config.Config;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The shape of the embedded decoder-only transformer: pre-norm RMSNorm, rotary positions, causal
+ * multi-head attention, SwiGLU MLP, embeddings tied to the output head, no biases. {@code context}
+ * is the longest sequence the model attends over (prompt plus generation); rotary tables and the KV
+ * cache are sized by it.
+ */
+public record ModelConfig(String name, int dModel, int layers, int heads, int ffn, int vocab, int context,
+                          double ropeTheta, double normEps) {
+
+    /** Where the embedded model's shape lives in the configuration tree. */
+    public static final String CONFIG_PATH = "agentswarm.policy.embedded.model";
+
+    /**
+     * The presets. {@code tiny} has 272 ids, not 256: the byte-level tokenizer needs 256 byte ids plus
+     * its 16 special tokens. {@code small} is the shape of the plain-PyTorch reference.
+     */
+    public static final Map<String, ModelConfig> PRESETS = Map.of(
+            "tiny", new ModelConfig("tiny", 64, 2, 4, 172, 272, 256, 10_000, 1e-6),
+            "small", new ModelConfig("small", 256, 4, 4, 688, 512, 256, 10_000, 1e-6),
+            "base", new ModelConfig("base", 512, 8, 8, 1376, 4096, 1024, 10_000, 1e-6));
+
+    public ModelConfig {
+        if (name == null || name.isBlank()) name = "custom";
+        positive(dModel, "d-model");
+        positive(layers, "layers");
+        positive(heads, "heads");
+        positive(ffn, "ffn");
+        positive(vocab, "vocab");
+        positive(context, "context");
+        if (dModel % heads != 0) {
+            throw new IllegalArgumentException("d-model (" + dModel + ") must be divisible by heads (" + heads + ")");
+        }
+        if ((dModel / heads) % 2 != 0) {
+            throw new IllegalArgumentException("the head size d-model/heads = " + dModel / heads
+                    + " must be even for rotary positions");
+        }
+        if (!(ropeTheta > 1)) throw new IllegalArgumentException("rope-theta must be > 1, got " + ropeTheta);
+        if (!(normEps > 0)) throw new IllegalArgumentException("norm-eps must be > 0, got " + normEps);
+    }
+
+    public static ModelConfig preset(String name) {
+        ModelConfig preset = PRESETS.get(name.toLowerCase(Locale.ROOT));
+        if (preset == null) {
+            throw new IllegalArgumentException("unknown model preset '" + name + "'; known: "
+                    + String.join(", ", PRESETS.keySet().stream().sorted().toList()));
+        }
+        return preset;
+    }
+
+    /** Reads {@link #CONFIG_PATH}: a {@code preset} with any field overridden by its own key. */
+    public static ModelConfig fromConfig(Config root) {
+        Config c = root.getConfig(CONFIG_PATH);
+        ModelConfig p = preset(c.getString("preset"));
+        boolean custom = false;
+        for (String key : new String[] {"d-model", "layers", "heads", "ffn", "vocab", "context", "rope-theta", "norm-eps"}) {
+            custom |= c.hasPath(key) && !key.equals("context");
+        }
+        return new ModelConfig(custom ? p.name + "-custom" : p.name,
+                intOr(c, "d-model", p.dModel), intOr(c, "layers", p.layers), intOr(c, "heads", p.heads),
+                intOr(c, "ffn", p.ffn), intOr(c, "vocab", p.vocab), intOr(c, "context", p.context),
+                c.hasPath("rope-theta") ? c.getDouble("rope-theta") : p.ropeTheta,
+                c.hasPath("norm-eps") ? c.getDouble("norm-eps") : p.normEps);
+    }
+
+    public ModelConfig withVocab(int newVocab) {
+        return new ModelConfig(name, dModel, layers, heads, ffn, newVocab, context, ropeTheta, normEps);
+    }
+
+    public ModelConfig withContext(int newContext) {
+        return new ModelConfig(name, dModel, layers, heads, ffn, vocab, newContext, ropeTheta, normEps);
+    }
+
+    public int headSize() {
+        return dModel / heads;
+    }
+
+    public long embeddingParameters() {
+        return (long) vocab * dModel;
+    }
+
+    /** Per layer: qkv and output projections, three SwiGLU matrices, two norm vectors; plus the final norm. */
+    public long nonEmbeddingParameters() {
+        long perLayer = 4L * dModel * dModel + 3L * dModel * ffn + 2L * dModel;
+        return layers * perLayer + dModel;
+    }
+
+    public long parameters() {
+        return embeddingParameters() + nonEmbeddingParameters();
+    }
+
+    /**
+     * Training FLOPs per token at sequence length {@code t}, counted as the PyTorch reference counts
+     * them: 6 × non-embedding parameters (forward and backward of the matmuls) plus attention,
+     * 12 × layers × t × d (QK^T and AV, forward and backward, the causal half counted in full as
+     * dense kernels compute it). The tied head is left out, as in the reference.
+     */
+    public double trainingFlopsPerToken(int t) {
+        return 6.0 * nonEmbeddingParameters() + 12.0 * layers * t * dModel;
+    }
+
+    private static int intOr(Config c, String key, int fallback) {
+        return c.hasPath(key) ? c.getInt(key) : fallback;
+    }
+
+    private static void positive(int value, String key) {
+        if (value <= 0) throw new IllegalArgumentException(key + " must be > 0, got " + value);
+    }
+}

@@ -1,0 +1,108 @@
+package dev.agentswarm.policy.model;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.nn.Parameter;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A model's weights as safetensors bytes stamped with a policy version and the model's shape. Loading
+ * copies into the live parameter arrays in place (never replaces them), so a cached ParameterStore,
+ * the optimizer's state and anyone holding the model keep seeing the current weights.
+ */
+public final class ModelWeights {
+
+    public static final String VERSION_KEY = "agentswarm.policy_version";
+    public static final String SHAPE_KEY = "agentswarm.model";
+
+    private ModelWeights() {}
+
+    /** The weights as safetensors bytes, F32, with {@code version} in the metadata. */
+    public static byte[] export(CausalLm model, long version) {
+        return SafetensorsFile.encode(tensors(model), metadata(model, version));
+    }
+
+    private static Map<String, SafetensorsFile.Tensor> tensors(CausalLm model) {
+        Map<String, SafetensorsFile.Tensor> tensors = new LinkedHashMap<>();
+        for (Map.Entry<String, Parameter> e : model.namedParameters().entrySet()) {
+            NDArray array = e.getValue().getArray();
+            ByteBuffer data = array.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
+            tensors.put(e.getKey(), new SafetensorsFile.Tensor(array.getShape().getShape(), data));
+        }
+        return tensors;
+    }
+
+    public static void save(CausalLm model, long version, Path file) throws IOException {
+        SafetensorsFile.write(file, tensors(model), metadata(model, version));
+    }
+
+    /** Copies the weights in {@code bytes} into the model in place; returns their policy version (0 if unstamped). */
+    public static long load(CausalLm model, byte[] bytes) {
+        return load(model, SafetensorsFile.decode(bytes));
+    }
+
+    public static long load(CausalLm model, Path file) throws IOException {
+        try {
+            return load(model, SafetensorsFile.read(file));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Checks every name and shape before copying anything, so a mismatched file leaves the model untouched. */
+    public static long load(CausalLm model, SafetensorsFile.Contents contents) {
+        Map<String, Parameter> params = model.namedParameters();
+        for (Map.Entry<String, Parameter> e : params.entrySet()) {
+            SafetensorsFile.Tensor t = contents.tensors().get(e.getKey());
+            long[] expected = e.getValue().getArray().getShape().getShape();
+            if (t == null) {
+                throw new IllegalArgumentException("weights lack " + e.getKey() + " (model " + model.config().name()
+                        + "; file model: " + contents.metadata().getOrDefault(SHAPE_KEY, "unstamped") + ")");
+            }
+            if (!Arrays.equals(expected, t.shape())) {
+                throw new IllegalArgumentException("weights have " + e.getKey() + " shaped " + Arrays.toString(t.shape())
+                        + ", the model needs " + Arrays.toString(expected) + " (file model: "
+                        + contents.metadata().getOrDefault(SHAPE_KEY, "unstamped") + ")");
+            }
+        }
+        for (String name : contents.tensors().keySet()) {
+            if (!params.containsKey(name)) throw new IllegalArgumentException("weights have an unknown tensor " + name);
+        }
+        for (Map.Entry<String, Parameter> e : params.entrySet()) {
+            e.getValue().getArray().set(contents.tensors().get(e.getKey()).data().duplicate());
+        }
+        return versionOf(contents);
+    }
+
+    public static long versionOf(SafetensorsFile.Contents contents) {
+        String v = contents.metadata().get(VERSION_KEY);
+        try {
+            return v == null ? 0 : Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(VERSION_KEY + " is not a number: " + v, e);
+        }
+    }
+
+    /** Copies every weight of {@code source} into {@code target} in place (same shape required). */
+    public static void copy(CausalLm source, CausalLm target) {
+        Map<String, Parameter> to = target.namedParameters();
+        for (Map.Entry<String, Parameter> e : source.namedParameters().entrySet()) {
+            e.getValue().getArray().copyTo(to.get(e.getKey()).getArray());
+        }
+    }
+
+    private static Map<String, String> metadata(CausalLm model, long version) {
+        ModelConfig c = model.config();
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put("format", "pt");
+        meta.put(VERSION_KEY, Long.toString(version));
+        meta.put(SHAPE_KEY, String.format("%s d=%d layers=%d heads=%d ffn=%d vocab=%d", c.name(), c.dModel(), c.layers(),
+                c.heads(), c.ffn(), c.vocab()));
+        return meta;
+    }
+}

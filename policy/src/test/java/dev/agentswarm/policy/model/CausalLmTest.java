@@ -1,0 +1,175 @@
+package dev.agentswarm.policy.model;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.index.NDIndex;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.ndarray.BaseNDManager;
+import ai.djl.training.ParameterStore;
+import java.util.Random;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CausalLmTest {
+
+    private static final ModelConfig TINY = ModelConfig.preset("tiny");
+
+    private NDManager root;
+    private CausalLm model;
+    private ParameterStore ps;
+
+    @BeforeAll
+    void createModel() {
+        InferenceThreads.noGradHere();
+        root = NDManager.newBaseManager();
+        model = CausalLm.create(TINY, root, 7);
+        ps = new ParameterStore(root, false);
+    }
+
+    @AfterAll
+    void close() {
+        root.close();
+    }
+
+    @Test
+    void kvCacheDecodingGivesTheLogitsOfAFullPass() {
+        int[][] seqs = {randomTokens(1, 40), randomTokens(2, 40), randomTokens(3, 40)};
+        int[] prompt = {5, 12, 1};
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 4, 64)) {
+            float[][][] full = new float[3][][];
+            for (int r = 0; r < 3; r++) full[r] = fullLogits(step, seqs[r]);
+            // Three prompts of different lengths in one right-padded prefill.
+            long[] padded = new long[3 * 12];
+            for (int r = 0; r < 3; r++) for (int t = 0; t < prompt[r]; t++) padded[r * 12 + t] = seqs[r][t];
+            float[][] first = rows(model.prefill(ps, step.create(padded, new Shape(3, 12)), prompt, cache, 0));
+            for (int r = 0; r < 3; r++) assertClose(full[r][prompt[r] - 1], first[r], "prefill row " + r);
+            // Then each row decodes at its own position, all in one batch per step.
+            int[] pos = prompt.clone();
+            for (int s = 0; s < 20; s++) {
+                int[] tokens = new int[3];
+                for (int r = 0; r < 3; r++) tokens[r] = seqs[r][pos[r]];
+                float[][] logits = rows(model.decode(ps, step, tokens, pos, cache));
+                for (int r = 0; r < 3; r++) assertClose(full[r][pos[r]], logits[r], "row " + r + " at " + pos[r]);
+                for (int r = 0; r < 3; r++) pos[r]++;
+            }
+            // Row 1 finishes: row 2 moves into its slot and goes on from where it was.
+            cache.moveSlot(2, 1);
+            int[] tokens = {seqs[0][pos[0]], seqs[2][pos[2]]};
+            float[][] logits = rows(model.decode(ps, step, tokens, new int[] {pos[0], pos[2]}, cache));
+            assertClose(full[0][pos[0]], logits[0], "row 0 after the move");
+            assertClose(full[2][pos[2]], logits[1], "moved row");
+        }
+    }
+
+    @Test
+    void laterTokensNeverChangeEarlierLogProbs() {
+        int[] a = randomTokens(9, 30);
+        int[] b = a.clone();
+        b[29] = (b[29] + 1) % TINY.vocab();
+        b[20] = (b[20] + 7) % TINY.vocab();
+        try (NDManager step = root.newSubManager()) {
+            float[] la = logProbs(step, a);
+            float[] lb = logProbs(step, b);
+            for (int t = 0; t < 19; t++) assertEquals(la[t], lb[t], 0f, "position " + t);
+            assertTrue(Math.abs(la[19] - lb[19]) > 1e-6, "the changed token's own log-prob changes");
+        }
+    }
+
+    @Test
+    void rightPaddingDoesNotChangeARowsLogProbs() {
+        int[] shortSeq = randomTokens(4, 10);
+        int[] longSeq = randomTokens(5, 25);
+        try (NDManager step = root.newSubManager()) {
+            long[] batch = new long[2 * 25];
+            for (int t = 0; t < 25; t++) batch[t] = longSeq[t];
+            for (int t = 0; t < 10; t++) batch[25 + t] = shortSeq[t];
+            for (int t = 10; t < 25; t++) batch[25 + t] = 3; // padding
+            float[] padded = model.tokenLogProbs(ps, step.create(batch, new Shape(2, 25)), false)
+                    .get(new NDIndex("1, :9")).toFloatArray();
+            assertClose(logProbs(step, shortSeq), padded, "short row alone vs padded");
+        }
+    }
+
+    @Test
+    void sameSeedSameWeightsOtherSeedOtherWeights() {
+        try (NDManager m = root.newSubManager()) {
+            CausalLm again = CausalLm.create(TINY, m, 7);
+            CausalLm other = CausalLm.create(TINY, m, 8);
+            var mine = model.namedParameters().get("blocks.1.mlp.up.weight").getArray().toFloatArray();
+            assertArrayEquals(mine, again.namedParameters().get("blocks.1.mlp.up.weight").getArray().toFloatArray());
+            assertTrue(mine[0] != other.namedParameters().get("blocks.1.mlp.up.weight").getArray().toFloatArray()[0]);
+            assertEquals(TINY.parameters(), again.namedParameters().values().stream()
+                    .mapToLong(p -> p.getArray().getShape().size()).sum());
+        }
+    }
+
+    @Test
+    void decodingStepsLeaveNoArraysBehind() {
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 2, 32)) {
+            int before = ((BaseNDManager) root).getManagedArrays().size();
+            for (int s = 0; s < 10; s++) {
+                try (NDManager one = step.newSubManager()) {
+                    model.decode(ps, one, new int[] {1, 2}, new int[] {s, s}, cache);
+                }
+            }
+            cache.moveSlot(1, 0);
+            assertEquals(before, ((BaseNDManager) root).getManagedArrays().size(), "arrays attached to the model's manager");
+        }
+    }
+
+    @Test
+    void decodePastTheCacheIsRefused() {
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 1, 8)) {
+            var e = assertThrows(IllegalArgumentException.class,
+                    () -> model.decode(ps, step, new int[] {1}, new int[] {8}, cache));
+            assertTrue(e.getMessage().contains("cache length 8"), e.getMessage());
+        }
+    }
+
+    private float[][] fullLogits(NDManager step, int[] tokens) {
+        NDArray logits = model.logits(ps, ids(step, tokens), false);
+        return rows(logits.reshape(tokens.length, TINY.vocab()));
+    }
+
+    float[] logProbs(NDManager step, int[] tokens) {
+        return model.tokenLogProbs(ps, ids(step, tokens), false).toFloatArray();
+    }
+
+    static NDArray ids(NDManager step, int[] tokens) {
+        long[] ids = new long[tokens.length];
+        for (int i = 0; i < ids.length; i++) ids[i] = tokens[i];
+        return step.create(ids, new Shape(1, ids.length));
+    }
+
+    static float[][] rows(NDArray matrix) {
+        int n = (int) matrix.getShape().get(0);
+        int v = (int) matrix.getShape().get(1);
+        float[] flat = matrix.toFloatArray();
+        float[][] out = new float[n][v];
+        for (int i = 0; i < n; i++) System.arraycopy(flat, i * v, out[i], 0, v);
+        return out;
+    }
+
+    static int[] randomTokens(long seed, int n) {
+        Random r = new Random(seed);
+        int[] t = new int[n];
+        for (int i = 0; i < n; i++) t[i] = r.nextInt(TINY.vocab());
+        return t;
+    }
+
+    static void assertClose(float[] expected, float[] actual, String what) {
+        assertEquals(expected.length, actual.length, what);
+        float worst = 0;
+        for (int i = 0; i < expected.length; i++) worst = Math.max(worst, Math.abs(expected[i] - actual[i]));
+        assertTrue(worst <= 1e-4f, what + ": max |diff| " + worst);
+    }
+}
