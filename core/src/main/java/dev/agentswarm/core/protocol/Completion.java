@@ -8,10 +8,13 @@ import java.util.Objects;
 /**
  * What a policy answered: the text, native tool calls (OpenAI-style servers), the exact token
  * ids and their log-probs under the distribution actually sampled (empty when the server does
- * not return them), why it stopped, the policy version that produced it and token counts.
+ * not return them), why it stopped, the policy versions that produced it and token counts.
+ * {@code policyVersion} is the version of the first token (the oldest: what staleness is judged
+ * by); {@code lastPolicyVersion} that of the last, newer when weights were swapped mid-generation.
  */
 public record Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, float[] logprobs,
-                         FinishReason finishReason, long policyVersion, int promptTokens, int completionTokens)
+                         FinishReason finishReason, long policyVersion, int promptTokens, int completionTokens,
+                         long lastPolicyVersion)
         implements CborSerializable {
 
     private static final int[] NO_IDS = new int[0];
@@ -23,6 +26,14 @@ public record Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, 
         tokenIds = tokenIds == null ? NO_IDS : tokenIds;
         logprobs = logprobs == null ? NO_LOGPROBS : logprobs;
         finishReason = finishReason == null ? FinishReason.STOP : finishReason;
+        if (lastPolicyVersion < policyVersion) lastPolicyVersion = policyVersion;
+    }
+
+    /** A completion produced by one policy version throughout. */
+    public Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, float[] logprobs, FinishReason finishReason,
+                      long policyVersion, int promptTokens, int completionTokens) {
+        this(text, toolCalls, tokenIds, logprobs, finishReason, policyVersion, promptTokens, completionTokens,
+                policyVersion);
     }
 
     /** A text-only completion, as scripted policies produce. */
@@ -35,6 +46,7 @@ public record Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, 
         return o instanceof Completion c && text.equals(c.text) && toolCalls.equals(c.toolCalls)
                 && Arrays.equals(tokenIds, c.tokenIds) && Arrays.equals(logprobs, c.logprobs)
                 && finishReason == c.finishReason && policyVersion == c.policyVersion
+                && lastPolicyVersion == c.lastPolicyVersion
                 && promptTokens == c.promptTokens && completionTokens == c.completionTokens;
     }
 
@@ -46,6 +58,7 @@ public record Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, 
     @Override
     public String toString() {
         return "Completion[text=" + text + ", toolCalls=" + toolCalls + ", tokens=" + tokenIds.length
-                + ", finish=" + finishReason + ", version=" + policyVersion + "]";
+                + ", finish=" + finishReason + ", version=" + policyVersion
+                + (lastPolicyVersion != policyVersion ? ".." + lastPolicyVersion : "") + "]";
     }
 }

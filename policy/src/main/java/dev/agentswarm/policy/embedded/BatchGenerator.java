@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.Shape;
 import ai.djl.training.ParameterStore;
+import dev.agentswarm.core.CborSerializable;
 import dev.agentswarm.core.protocol.FinishReason;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
@@ -42,7 +43,7 @@ public final class BatchGenerator implements AutoCloseable {
 
     /** Counters since creation. */
     public record Stats(long steps, long prefills, long generatedTokens, long prefillTokens, int running, int queued,
-                        long version) {}
+                        long version) implements CborSerializable {}
 
     private final CausalLm model;
     private final NDManager manager;
@@ -112,6 +113,22 @@ public final class BatchGenerator implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * Drops every waiting and running request (after a failed step the cache may hold half-written
+     * state) and returns their ids, so the caller can answer each one.
+     */
+    public List<Long> abortAll() {
+        List<Long> ids = new ArrayList<>();
+        for (Waiting w : queue) ids.add(w.request.id());
+        queue.clear();
+        for (int s = 0; s < running; s++) {
+            ids.add(slots[s].request.id());
+            slots[s] = null;
+        }
+        running = 0;
+        return ids;
     }
 
     public boolean hasWork() {

@@ -1,0 +1,91 @@
+package dev.agentswarm.workers;
+
+import dev.agentswarm.core.context.TokenCounter;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.policy.PolicyException;
+import dev.agentswarm.core.protocol.Completion;
+import dev.agentswarm.core.protocol.CompletionRequest;
+import dev.agentswarm.policy.chat.ChatTemplate;
+import dev.agentswarm.policy.embedded.Generation;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Scheduler;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+
+/**
+ * Core's {@link Policy} on the node's {@link PolicyServer}: renders the conversation with the chat
+ * template, asks the server, and turns its {@link Generation} into a {@link Completion} carrying the
+ * exact token ids, their log-probs and the policy version. Cancelling the returned future (an
+ * episode's deadline) cancels the generation, freeing its batch slot.
+ */
+public final class EmbeddedPolicy implements Policy {
+
+    private final ActorRef<PolicyServer.Command> server;
+    private final ChatTemplate template;
+    private final Scheduler scheduler;
+    private final Duration timeout;
+    private final String description;
+    private final int[] stopIds;
+    private final AtomicLong requestIds = new AtomicLong();
+
+    public EmbeddedPolicy(ActorRef<PolicyServer.Command> server, ChatTemplate template, Scheduler scheduler,
+                          Duration timeout, String description) {
+        this.server = server;
+        this.template = template;
+        this.scheduler = scheduler;
+        this.timeout = timeout;
+        this.description = description;
+        this.stopIds = template.stopTokenIds();
+    }
+
+    @Override
+    public CompletionStage<Completion> complete(CompletionRequest request) {
+        long id = requestIds.incrementAndGet();
+        CompletableFuture<Completion> result = new CompletableFuture<>();
+        int[] prompt;
+        try {
+            prompt = template.prompt(request.messages(), request.tools());
+        } catch (RuntimeException e) {
+            result.completeExceptionally(new PolicyException("cannot render the conversation: " + e.getMessage(), false, e));
+            return result;
+        }
+        AskPattern.<PolicyServer.Command, PolicyServer.Reply>ask(server,
+                        replyTo -> new PolicyServer.Generate(id, prompt, request.sampling(), stopIds, replyTo), timeout, scheduler)
+                .whenComplete((reply, error) -> {
+                    if (error != null) {
+                        boolean timedOut = error instanceof TimeoutException || error.getCause() instanceof TimeoutException;
+                        if (timedOut) server.tell(new PolicyServer.Cancel(id));
+                        result.completeExceptionally(new PolicyException(timedOut
+                                ? "the embedded model did not answer within " + timeout : "policy server: " + error, true, error));
+                    } else if (reply instanceof PolicyServer.Generated g) {
+                        result.complete(completionOf(g.generation()));
+                    } else if (reply instanceof PolicyServer.Rejected r) {
+                        result.completeExceptionally(new PolicyException(r.reason(), r.reason().contains("queue full")));
+                    }
+                });
+        result.whenComplete((c, e) -> {
+            if (result.isCancelled()) server.tell(new PolicyServer.Cancel(id));
+        });
+        return result;
+    }
+
+    static Completion completionOf(Generation g) {
+        return new Completion(g.text(), List.of(), g.tokens(), g.logprobs(), g.finishReason(), g.firstVersion(),
+                g.promptTokens(), g.tokens().length, g.lastVersion());
+    }
+
+    @Override
+    public TokenCounter tokenCounter() {
+        return template.tokenizer();
+    }
+
+    @Override
+    public String describe() {
+        return description;
+    }
+}

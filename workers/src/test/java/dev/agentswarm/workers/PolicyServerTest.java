@@ -1,0 +1,171 @@
+package dev.agentswarm.workers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.policy.PolicyException;
+import dev.agentswarm.core.protocol.Completion;
+import dev.agentswarm.core.protocol.CompletionRequest;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.SamplingParams;
+import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.Turn;
+import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
+import dev.agentswarm.core.tool.CalculatorTool;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.policy.embedded.BatchGenerator;
+import dev.agentswarm.policy.embedded.EmbeddedModel;
+import dev.agentswarm.policy.embedded.GeneratorSettings;
+import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.ModelConfig;
+import dev.agentswarm.policy.model.ModelWeights;
+import dev.agentswarm.policy.tokenizer.BpeTokenizer;
+import ai.djl.ndarray.NDManager;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PolicyServerTest {
+
+    private static final ModelConfig TINY = ModelConfig.preset("tiny").withContext(2048);
+
+    private ActorTestKit kit;
+    private EmbeddedModel model;
+
+    @BeforeAll
+    void start() {
+        kit = ActorTestKit.create("policy-server",
+                ConfigFactory.parseString("pekko.actor.serialize-messages = on").withFallback(ConfigFactory.load()));
+        model = EmbeddedModel.create(TINY, BpeTokenizer.untrained(), null, 3);
+    }
+
+    @AfterAll
+    void stop() {
+        kit.shutdownTestKit();
+        model.close();
+    }
+
+    private ActorRef<PolicyServer.Command> server(int slots, int queued) {
+        return kit.spawn(PolicyServer.create(() -> model.newGenerator(new GeneratorSettings(slots, queued, 4096, 1))),
+                "server-" + System.nanoTime(), DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
+    }
+
+    private EmbeddedPolicy policy(ActorRef<PolicyServer.Command> server) {
+        return new EmbeddedPolicy(server, model.template(), kit.scheduler(), Duration.ofSeconds(30), model.describe());
+    }
+
+    private static CompletionRequest ask(String text, int maxTokens, long seed) {
+        return new CompletionRequest("e", 0, List.of(Message.user(text)), List.of(), "auto",
+                new SamplingParams(1.0, 1.0, 0, maxTokens, List.of(), seed));
+    }
+
+    @Test
+    void concurrentEpisodesShareDecodeSteps() throws Exception {
+        ActorRef<PolicyServer.Command> server = server(16, 64);
+        EmbeddedPolicy policy = policy(server);
+        List<CompletableFuture<Completion>> futures = new ArrayList<>();
+        for (int i = 0; i < 16; i++) futures.add(policy.complete(ask("question " + i, 12, i)).toCompletableFuture());
+        long tokens = 0;
+        for (CompletableFuture<Completion> f : futures) {
+            Completion c = f.get(30, TimeUnit.SECONDS);
+            assertEquals(c.tokenIds().length, c.logprobs().length);
+            assertTrue(c.tokenIds().length >= 1 && c.tokenIds().length <= 12);
+            assertTrue(c.promptTokens() > 0);
+            tokens += c.tokenIds().length;
+        }
+        TestProbe<BatchGenerator.Stats> probe = kit.createTestProbe();
+        server.tell(new PolicyServer.GetStats(probe.getRef()));
+        BatchGenerator.Stats stats = probe.receiveMessage();
+        assertEquals(tokens, stats.generatedTokens());
+        assertTrue(stats.steps() * 3 < tokens, "16 sequences shared " + stats.steps() + " steps for " + tokens + " tokens");
+        assertEquals(0, stats.running());
+    }
+
+    @Test
+    void aFullQueueIsRefusedAtOnceWithTheReason() throws Exception {
+        ActorRef<PolicyServer.Command> server = server(1, 1);
+        EmbeddedPolicy policy = policy(server);
+        var first = policy.complete(ask("a", 40, 1)).toCompletableFuture();
+        var second = policy.complete(ask("b", 40, 2)).toCompletableFuture();
+        var third = policy.complete(ask("c", 40, 3)).toCompletableFuture();
+        var e = assertInstanceOf(ExecutionException.class, org.junit.jupiter.api.Assertions.assertThrows(
+                ExecutionException.class, () -> third.get(10, TimeUnit.SECONDS)));
+        PolicyException pe = assertInstanceOf(PolicyException.class, e.getCause());
+        assertTrue(pe.getMessage().contains("queue full"), pe.getMessage());
+        assertTrue(pe.retryable());
+        assertNotNull(first.get(30, TimeUnit.SECONDS));
+        assertNotNull(second.get(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void newWeightsApplyBetweenStepsAndBadOnesAreRefused() throws Exception {
+        ActorRef<PolicyServer.Command> server = server(4, 16);
+        EmbeddedPolicy policy = policy(server);
+        byte[] v5;
+        try (NDManager m = NDManager.newBaseManager()) {
+            v5 = ModelWeights.export(CausalLm.create(TINY, m, 42), 5);
+        }
+        TestProbe<PolicyServer.WeightsLoaded> loaded = kit.createTestProbe();
+        var during = policy.complete(ask("long one", 300, 9)).toCompletableFuture();
+        server.tell(new PolicyServer.LoadWeights(v5, loaded.getRef()));
+        PolicyServer.WeightsLoaded ok = loaded.receiveMessage();
+        assertNull(ok.error());
+        assertEquals(5, ok.version());
+        Completion c = during.get(60, TimeUnit.SECONDS);
+        assertEquals(0, c.policyVersion(), "the first tokens came from version 0");
+        assertTrue(c.lastPolicyVersion() == 5 || c.tokenIds().length == 1 || c.lastPolicyVersion() == 0);
+        assertEquals(5, policy.complete(ask("after", 4, 1)).toCompletableFuture().get(30, TimeUnit.SECONDS).policyVersion());
+
+        server.tell(new PolicyServer.LoadWeights("junk".getBytes(), loaded.getRef()));
+        PolicyServer.WeightsLoaded bad = loaded.receiveMessage();
+        assertTrue(bad.error().contains("not a safetensors file"), bad.error());
+        assertEquals(5, bad.version(), "still serving version 5");
+        assertEquals(5, policy.complete(ask("still", 4, 1)).toCompletableFuture().get(30, TimeUnit.SECONDS).policyVersion());
+    }
+
+    @Test
+    void cancellingACompletionFreesItsSlot() throws Exception {
+        ActorRef<PolicyServer.Command> server = server(1, 4);
+        EmbeddedPolicy policy = policy(server);
+        var hog = policy.complete(ask("hog", 480, 1)).toCompletableFuture();
+        var next = policy.complete(ask("next", 3, 2)).toCompletableFuture();
+        hog.cancel(true);
+        assertTrue(next.get(30, TimeUnit.SECONDS).tokenIds().length <= 3);
+    }
+
+    @Test
+    void anEpisodeOnTheEmbeddedModelRecordsTokensLogProbsAndVersions() {
+        ActorRef<PolicyServer.Command> server = server(8, 16);
+        EpisodeServices services = new EpisodeServices(policy(server), ToolRegistry.of(new CalculatorTool()));
+        ActorRef<dev.agentswarm.core.protocol.WorkerProtocol.Command> worker = kit.spawn(RolloutWorker.create(services, 100));
+        EpisodeSpec spec = EpisodeSpec.fromConfig(ConfigFactory.load().getConfig("agentswarm.episode"))
+                .withLimits(2, 4000, 1500, 60_000, 5_000)
+                .withSampling(new SamplingParams(1.0, 1.0, 0, 48, List.of(), 7L));
+        TestProbe<Trajectory> probe = kit.createTestProbe();
+        worker.tell(new RunEpisode("emb-1", "g", Task.of("t", "What is 17 * 23?"), spec, 0, probe.getRef()));
+        Trajectory t = probe.receiveMessage(Duration.ofSeconds(60));
+        assertTrue(t.stopReason() != StopReason.CRASHED && t.stopReason() != StopReason.POLICY_ERROR, t.toString());
+        Turn first = t.turns().stream().filter(x -> x.tokenIds().length > 0).findFirst().orElseThrow();
+        assertEquals(first.tokenIds().length, first.logprobs().length);
+        assertEquals(0, first.policyVersion());
+    }
+}
