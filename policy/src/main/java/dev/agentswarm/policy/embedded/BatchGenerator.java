@@ -51,6 +51,7 @@ public final class BatchGenerator implements AutoCloseable {
     private final KvCache cache;
     private final GeneratorSettings settings;
     private final IntFunction<byte[]> tokenBytes;
+    private final int usableVocab;
     private final SplittableRandom seeds;
     private final ArrayDeque<Waiting> queue = new ArrayDeque<>();
     private final Sequence[] slots;
@@ -63,9 +64,15 @@ public final class BatchGenerator implements AutoCloseable {
 
     /**
      * @param tokenBytes the UTF-8 bytes a token id stands for, to match stop strings and build the text
+     * @param usableVocab ids 0 .. usableVocab-1 may be sampled: a model may have more rows than its
+     *     tokenizer has ids (e.g. a byte-level tokenizer on a 512-row model), and those are never produced
      */
     public BatchGenerator(CausalLm model, NDManager manager, GeneratorSettings settings, IntFunction<byte[]> tokenBytes,
-                          long version) {
+                          int usableVocab, long version) {
+        if (usableVocab < 1 || usableVocab > model.config().vocab()) {
+            throw new IllegalArgumentException("usable vocabulary " + usableVocab + " outside 1.." + model.config().vocab());
+        }
+        this.usableVocab = usableVocab;
         this.model = model;
         this.manager = manager;
         this.settings = settings;
@@ -257,12 +264,13 @@ public final class BatchGenerator implements AutoCloseable {
         return seed != null ? new SplittableRandom(seed) : seeds.split();
     }
 
-    private static float[][] rows(NDArray logits) {
+    /** Each row's logits over the usable ids only: the sampler never sees the others. */
+    private float[][] rows(NDArray logits) {
         int n = (int) logits.getShape().get(0);
         int v = (int) logits.getShape().get(1);
         float[] flat = logits.toFloatArray();
         float[][] out = new float[n][];
-        for (int i = 0; i < n; i++) out[i] = Arrays.copyOfRange(flat, i * v, (i + 1) * v);
+        for (int i = 0; i < n; i++) out[i] = Arrays.copyOfRange(flat, i * v, i * v + usableVocab);
         return out;
     }
 

@@ -77,7 +77,13 @@ public final class EmbeddedModel implements AutoCloseable {
 
     /** A generator over this model with its own KV cache; close it before the model. */
     public BatchGenerator newGenerator(GeneratorSettings settings) {
-        return new BatchGenerator(model, manager, settings, id -> tokenizer.decodeBytes(new int[] {id}), version);
+        return new BatchGenerator(model, manager, settings, id -> tokenizer.decodeBytes(new int[] {id}),
+                tokenizer.vocabSize(), version);
+    }
+
+    /** The native memory the model lives in; generators allocate their caches under it. */
+    public NDManager manager() {
+        return manager;
     }
 
     public CausalLm model() {

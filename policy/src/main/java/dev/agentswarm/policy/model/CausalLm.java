@@ -113,6 +113,17 @@ public final class CausalLm extends AbstractBlock {
     }
 
     /**
+     * Logits (B, V) after the last position of ids (B, T), applying the head there only: what
+     * generation without a KV cache computes at every step.
+     */
+    public NDArray lastLogits(ParameterStore ps, NDArray ids) {
+        long b = ids.getShape().get(0);
+        long t = ids.getShape().get(1);
+        NDArray last = hidden(ps, ids, false).get(new NDIndex(":, {}, :", t - 1)).reshape(b, config.dModel());
+        return head(ps, last, false);
+    }
+
+    /**
      * log p(ids[:, t+1] | ids[:, ≤t]) as (B, T-1): the learner's and the scorer's quantity. With right
      * padding, the values at real positions do not depend on the padding.
      */

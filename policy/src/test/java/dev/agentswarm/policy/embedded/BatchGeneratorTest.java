@@ -49,7 +49,7 @@ class BatchGeneratorTest {
 
     private BatchGenerator generator(int slots, int maxQueued) {
         return new BatchGenerator(model, root, new GeneratorSettings(slots, maxQueued, 4096, 5),
-                id -> new byte[] {(byte) ('a' + id % 26)}, 1);
+                id -> new byte[] {(byte) ('a' + id % 26)}, TINY.vocab(), 1);
     }
 
     @Test

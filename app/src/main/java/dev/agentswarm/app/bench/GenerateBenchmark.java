@@ -1,0 +1,167 @@
+package dev.agentswarm.app.bench;
+
+import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.ParameterStore;
+import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.protocol.SamplingParams;
+import dev.agentswarm.policy.embedded.EmbeddedModel;
+import dev.agentswarm.policy.embedded.GeneratorSettings;
+import dev.agentswarm.policy.model.InferenceThreads;
+import dev.agentswarm.policy.model.ModelConfig;
+import dev.agentswarm.policy.tokenizer.BpeTokenizer;
+import dev.agentswarm.workers.PolicyServer;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * Greedy decoding with the embedded model through the {@link PolicyServer}, the workload of the
+ * PyTorch reference's generate.py: prompts of 16 random tokens, 256 new tokens each, no stop.
+ * Measures tokens/s with 1..64 concurrent requests (continuous batching against one at a time),
+ * the KV cache against recomputing the whole prefix every step, and the memory of serving.
+ */
+public final class GenerateBenchmark {
+
+    public record Settings(String preset, int promptTokens, int newTokens, int[] concurrency, int runs,
+                           boolean recompute) {}
+
+    private GenerateBenchmark() {}
+
+    public static Map<String, Object> run(Settings s, Consumer<String> progress) throws Exception {
+        InferenceThreads.noGradHere();
+        ModelConfig shape = ModelConfig.preset(s.preset()).withContext(s.promptTokens() + s.newTokens());
+        int maxBatch = Arrays.stream(s.concurrency()).max().orElse(1);
+        Map<String, Object> f = new LinkedHashMap<>();
+        long rssBefore = rssBytes();
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "bench-generate", ConfigFactory.parseString(
+                "pekko.actor.provider = local\npekko.loglevel = WARNING").withFallback(ConfigFactory.load()));
+        try (EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 0)) {
+            ActorRef<PolicyServer.Command> server = system.systemActorOf(
+                    // All of the model's ids may be produced: the workload is the reference's, not text.
+                    PolicyServer.create(() -> new dev.agentswarm.policy.embedded.BatchGenerator(model.model(), model.manager(),
+                            new GeneratorSettings(maxBatch, 1024, 8192, 0), id -> new byte[0], shape.vocab(), 0)),
+                    "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
+            SamplingParams greedy = new SamplingParams(0, 1, 0, s.newTokens(), List.of(), null);
+            f.put("preset", shape.name());
+            f.put("parameters", shape.parameters());
+            f.put("prompt_tokens", s.promptTokens());
+            f.put("new_tokens", s.newTokens());
+            progress.accept("warm-up");
+            generate(server, system, 4, s.promptTokens(), greedy.withMaxTokens(32), 0);
+
+            Map<String, Double> tps = new LinkedHashMap<>();
+            long heapServing = -1;
+            long rssServing = -1;
+            for (int c : s.concurrency()) {
+                double[] perRun = new double[s.runs()];
+                for (int r = 0; r < s.runs(); r++) {
+                    long t0 = System.nanoTime();
+                    List<CompletableFuture<PolicyServer.Reply>> replies = generate(server, system, c, s.promptTokens(), greedy, r);
+                    long tokens = 0;
+                    for (var reply : replies) tokens += tokensOf(reply.get(10, TimeUnit.MINUTES));
+                    perRun[r] = tokens / ((System.nanoTime() - t0) / 1e9);
+                    if (c == maxBatch && r == 0) {
+                        heapServing = heapUsed();
+                        rssServing = rssBytes();
+                    }
+                }
+                Arrays.sort(perRun);
+                tps.put(Integer.toString(c), perRun[perRun.length / 2]);
+                progress.accept(String.format("concurrency %3d: %,.0f tokens/s (median of %d)", c, perRun[perRun.length / 2], s.runs()));
+            }
+            f.put("tokens_per_s", tps);
+            if (tps.containsKey("1") && tps.containsKey("32")) f.put("batching_speedup_32", tps.get("32") / tps.get("1"));
+            if (tps.containsKey("1") && tps.containsKey("64")) f.put("batching_speedup_64", tps.get("64") / tps.get("1"));
+
+            if (s.recompute()) {
+                double kv = tps.containsKey("1") ? tps.get("1") : Double.NaN;
+                progress.accept("recomputing the prefix at every step, batch 1 (slow by design)");
+                double recompute = recomputeTokensPerSecond(model, s.promptTokens(), s.newTokens());
+                f.put("recompute_tokens_per_s", recompute);
+                f.put("kv_cache_speedup_" + s.newTokens(), kv / recompute);
+            }
+            f.put("kv_cache_bytes", (long) maxBatch * 2L * shape.layers() * shape.context() * shape.dModel() * 4L);
+            f.put("weights_bytes", shape.parameters() * 4L);
+            f.put("heap_bytes_serving_" + maxBatch, heapServing);
+            f.put("rss_bytes_before_model", rssBefore);
+            f.put("rss_bytes_serving_" + maxBatch, rssServing);
+        } finally {
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        }
+        return f;
+    }
+
+    private static List<CompletableFuture<PolicyServer.Reply>> generate(ActorRef<PolicyServer.Command> server,
+            ActorSystem<Void> system, int n, int promptTokens, SamplingParams sampling, int seed) {
+        Random random = new Random(1000L * n + seed);
+        List<CompletableFuture<PolicyServer.Reply>> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int[] prompt = random.ints(promptTokens, 0, 256).toArray();
+            long id = (long) seed * 1_000_000 + n * 1000L + i;
+            CompletionStage<PolicyServer.Reply> reply = AskPattern.ask(server,
+                    r -> new PolicyServer.Generate(id, prompt, sampling, new int[0], r), Duration.ofMinutes(10), system.scheduler());
+            out.add(reply.toCompletableFuture());
+        }
+        return out;
+    }
+
+    private static long tokensOf(PolicyServer.Reply reply) {
+        if (reply instanceof PolicyServer.Generated g) return g.generation().tokens().length;
+        throw new IllegalStateException("request refused: " + ((PolicyServer.Rejected) reply).reason());
+    }
+
+    /** Greedy decoding where every step runs the whole prefix again (no cache), head on the last position only. */
+    static double recomputeTokensPerSecond(EmbeddedModel model, int promptTokens, int newTokens) {
+        InferenceThreads.noGradHere();
+        long[] ids = new Random(7).ints(promptTokens, 0, 256).asLongStream().toArray();
+        long[] seq = Arrays.copyOf(ids, promptTokens + newTokens);
+        try (NDManager m = NDManager.newBaseManager()) {
+            ParameterStore ps = new ParameterStore(m, false);
+            long t0 = System.nanoTime();
+            for (int t = promptTokens; t < promptTokens + newTokens; t++) {
+                try (NDManager step = m.newSubManager()) {
+                    NDArray prefix = step.create(Arrays.copyOf(seq, t), new Shape(1, t));
+                    seq[t] = model.model().lastLogits(ps, prefix).argMax(1).getLong();
+                }
+            }
+            return newTokens / ((System.nanoTime() - t0) / 1e9);
+        }
+    }
+
+    private static long heapUsed() {
+        System.gc();
+        var heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+        return heap.getUsed();
+    }
+
+    /** Resident memory of the process (heap, native tensors, code), from /proc; -1 where there is none. */
+    private static long rssBytes() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("\\D", "")) * 1024;
+            }
+        } catch (Exception e) {
+            return -1;
+        }
+        return -1;
+    }
+}

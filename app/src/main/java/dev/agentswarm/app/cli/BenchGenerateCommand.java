@@ -1,0 +1,67 @@
+package dev.agentswarm.app.cli;
+
+import dev.agentswarm.app.bench.GenerateBenchmark;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "generate", mixinStandardHelpOptions = true,
+        description = {"Greedy decoding with the embedded model through the node's policy server: tokens/s by number of",
+                "concurrent requests (continuous batching), the KV cache against recomputing the prefix, memory.",
+                "Same workload as the PyTorch reference: swarm bench generate --preset small"})
+public final class BenchGenerateCommand implements Callable<Integer> {
+
+    @Option(names = "--preset", defaultValue = "small", description = "Model preset (default ${DEFAULT-VALUE}).")
+    String preset;
+
+    @Option(names = "--prompt", defaultValue = "16", description = "Prompt tokens per request (default ${DEFAULT-VALUE}).")
+    int prompt;
+
+    @Option(names = "--tokens", defaultValue = "256", description = "New tokens per request (default ${DEFAULT-VALUE}).")
+    int tokens;
+
+    @Option(names = "--concurrency", split = ",", defaultValue = "1,8,32,64",
+            description = "Concurrent requests to measure (default ${DEFAULT-VALUE}).")
+    int[] concurrency;
+
+    @Option(names = "--runs", defaultValue = "3", description = "Runs per concurrency; the median is kept (default ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--no-recompute", description = "Skip the (slow) no-KV-cache baseline.")
+    boolean noRecompute;
+
+    @Mixin
+    JsonOption json;
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Integer call() throws Exception {
+        if (prompt < 1 || tokens < 1 || runs < 1 || Arrays.stream(concurrency).anyMatch(c -> c < 1)) {
+            throw new IllegalArgumentException("--prompt, --tokens, --runs and --concurrency must be >= 1");
+        }
+        var settings = new GenerateBenchmark.Settings(preset, prompt, tokens, concurrency, runs, !noRecompute);
+        Map<String, Object> f = GenerateBenchmark.run(settings, System.err::println);
+        Report r = new Report();
+        r.line(String.format("greedy decoding, %s preset (%,d parameters), %d prompt + %d new tokens per request",
+                f.get("preset"), (Long) f.get("parameters"), prompt, tokens));
+        Map<String, Double> tps = (Map<String, Double>) f.get("tokens_per_s");
+        double one = tps.getOrDefault("1", Double.NaN);
+        tps.forEach((c, v) -> r.line(String.format("  %3s concurrent: %,8.0f tokens/s  (%.1f× one at a time)", c, v, v / one)));
+        if (f.containsKey("recompute_tokens_per_s")) {
+            r.line(String.format("  no KV cache (recompute the prefix), batch 1: %,.0f tokens/s; the cache is %.1f× faster at %d tokens",
+                    (Double) f.get("recompute_tokens_per_s"), (Double) f.get("kv_cache_speedup_" + tokens), tokens));
+        }
+        int max = Arrays.stream(concurrency).max().orElse(1);
+        r.line(String.format("  memory serving %d: heap %.1f MB, process RSS %.0f MB (%.0f MB before the model);"
+                        + " KV cache %.0f MB, weights %.1f MB", max,
+                (Long) f.get("heap_bytes_serving_" + max) / 1e6, (Long) f.get("rss_bytes_serving_" + max) / 1e6,
+                (Long) f.get("rss_bytes_before_model") / 1e6, (Long) f.get("kv_cache_bytes") / 1e6,
+                (Long) f.get("weights_bytes") / 1e6));
+        f.forEach(r::put);
+        r.print(json.json);
+        return 0;
+    }
+}
