@@ -58,12 +58,21 @@ public final class SwarmNode implements AutoCloseable {
      * with {@code services}; waits until it is Up.
      */
     public static SwarmNode start(Config config, EpisodeServices services, Address seed) throws TimeoutException {
+        return start(config, system -> services, seed);
+    }
+
+    /**
+     * As {@link #start(Config, EpisodeServices, Address)}, with services that need the node's actor
+     * system (the embedded policy spawns its policy server there).
+     */
+    public static SwarmNode start(Config config, java.util.function.Function<ActorSystem<Void>, EpisodeServices> services,
+                                  Address seed) throws TimeoutException {
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "swarm", config);
         try {
             Cluster cluster = Cluster.get(system);
             cluster.manager().tell(Join.create(seed != null ? seed : cluster.selfMember().address()));
             awaitUp(cluster, Duration.ofSeconds(30));
-            return new SwarmNode(system, WorkerRegion.init(system, services));
+            return new SwarmNode(system, WorkerRegion.init(system, services.apply(system)));
         } catch (TimeoutException | RuntimeException e) {
             system.terminate();
             throw e;

@@ -74,6 +74,22 @@ public final class EmbeddedPolicy implements Policy {
         return result;
     }
 
+    /**
+     * Loads the embedded model from {@code agentswarm.policy.embedded}, spawns the node's policy server
+     * on its dispatcher and returns the policy that talks to it. The model is freed when the actor
+     * system terminates.
+     */
+    public static EmbeddedPolicy spawn(org.apache.pekko.actor.typed.ActorSystem<?> system, com.typesafe.config.Config config) {
+        dev.agentswarm.policy.embedded.EmbeddedModel model = dev.agentswarm.policy.embedded.EmbeddedModel.fromConfig(config);
+        var settings = dev.agentswarm.policy.embedded.GeneratorSettings.fromConfig(config);
+        ActorRef<PolicyServer.Command> server = system.systemActorOf(PolicyServer.create(() -> model.newGenerator(settings)),
+                "policy-server", org.apache.pekko.actor.typed.DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
+        system.getWhenTerminated().thenRun(model::close);
+        Duration timeout = config.getDuration(dev.agentswarm.policy.embedded.EmbeddedModel.CONFIG_PATH + ".request-timeout");
+        return new EmbeddedPolicy(server, model.template(), system.scheduler(), timeout,
+                model.describe() + " v" + model.version());
+    }
+
     static Completion completionOf(Generation g) {
         return new Completion(g.text(), List.of(), g.tokens(), g.logprobs(), g.finishReason(), g.firstVersion(),
                 g.promptTokens(), g.tokens().length, g.lastVersion());

@@ -15,8 +15,42 @@ import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Option;
 
-/** Which policy a command talks to: an OpenAI-compatible server or a scripted policy file. */
+/** Which policy a command talks to: the embedded model, an OpenAI-compatible server or a scripted policy file. */
 public final class PolicyOptions {
+
+    @Option(names = "--policy", paramLabel = "KIND",
+            description = "embedded: the in-process DJL model (agentswarm.policy.embedded; see --weights, --tokenizer, --preset).")
+    String kind;
+
+    @Option(names = "--weights", paramLabel = "FILE", description = "Embedded policy: safetensors weights (e.g. from swarm sft).")
+    Path weights;
+
+    @Option(names = "--tokenizer", paramLabel = "FILE", description = "Embedded policy: the tokenizer JSON the weights were trained with.")
+    Path tokenizer;
+
+    @Option(names = "--preset", paramLabel = "NAME", description = "Embedded policy: model preset tiny, small or base.")
+    String preset;
+
+    /** True when the embedded model serves: it needs the node's actor system, see {@link #embeddedConfig}. */
+    public boolean embedded() {
+        if (kind == null) return false;
+        if (!kind.equals("embedded")) throw new IllegalArgumentException("unknown --policy " + kind + " (known: embedded)");
+        if (script != null || endpoint != null) {
+            throw new IllegalArgumentException("--policy embedded cannot be combined with --endpoint or --script");
+        }
+        return true;
+    }
+
+    /** The configuration with the embedded-policy options applied. */
+    public Config embeddedConfig(Config config) {
+        Config c = config;
+        if (weights != null) c = c.withValue("agentswarm.policy.embedded.weights", ConfigValueFactory.fromAnyRef(weights.toString()));
+        if (tokenizer != null) {
+            c = c.withValue("agentswarm.policy.embedded.tokenizer", ConfigValueFactory.fromAnyRef(tokenizer.toString()));
+        }
+        if (preset != null) c = c.withValue("agentswarm.policy.embedded.model.preset", ConfigValueFactory.fromAnyRef(preset));
+        return c;
+    }
 
     @Option(names = "--endpoint", paramLabel = "URL",
             description = "Base URL of an OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp), e.g. http://127.0.0.1:8000/v1")
@@ -43,7 +77,7 @@ public final class PolicyOptions {
                     .withValue("agentswarm.policy.openai.model", ConfigValueFactory.fromAnyRef(model));
             return new OpenAiCompatiblePolicy(OpenAiSettings.fromConfig(withEndpoint).withApiKeyFromEnvironment());
         }
-        throw new IllegalArgumentException("no policy: give --endpoint URL --model NAME, or --script FILE");
+        throw new IllegalArgumentException("no policy: give --policy embedded, --endpoint URL --model NAME, or --script FILE");
     }
 
     static List<String> loadScript(Path file) {

@@ -6,6 +6,7 @@ import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.core.format.ToolCallFormats;
 import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
@@ -23,7 +24,8 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Run one agent episode on TASK with the calculator (and finish) tools.",
-                "The policy is an OpenAI-compatible server (--endpoint/--model) or a scripted policy (--script)."})
+                "The policy is the embedded model (--policy embedded), an OpenAI-compatible server (--endpoint/--model)",
+                "or a scripted policy (--script)."})
 public final class RunCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "TASK", description = "What the agent should do, e.g. \"What is (17 + 4) * 3 ^ 2?\"")
@@ -59,7 +61,9 @@ public final class RunCommand implements Callable<Integer> {
         if (maxTurns != null) {
             spec = spec.withLimits(maxTurns, spec.tokenBudget(), spec.contextBudget(), spec.deadlineMillis(), spec.toolTimeoutMillis());
         }
-        Policy policy = policyOptions.create(cfg);
+        boolean embedded = policyOptions.embedded();
+        if (embedded) cfg = policyOptions.embeddedConfig(cfg);
+        Policy given = embedded ? null : policyOptions.create(cfg);
         ToolRegistry nodeTools = EpisodeRuns.builtInTools();
         nodeTools.select(spec.tools()); // an unknown --tools name is bad input: say so before starting a node
         Task t = Task.of("task-1", task);
@@ -68,12 +72,16 @@ public final class RunCommand implements Callable<Integer> {
         RunRecorder recorder = record == null ? null : new RunRecorder(record);
         try {
             if (recorder != null) {
-                policy = recorder.wrap(policy);
                 nodeTools = recorder.wrap(nodeTools);
                 recorder.episode(job.episodeId(), job.groupId(), t, spec);
             }
+            ToolRegistry episodeTools = nodeTools;
+            Config nodeConfig = cfg;
             Trajectory result;
-            try (SwarmNode node = SwarmNode.startEmbedded(cfg, new EpisodeServices(policy, nodeTools))) {
+            try (SwarmNode node = SwarmNode.start(cfg, system -> {
+                Policy policy = embedded ? EmbeddedPolicy.spawn(system, nodeConfig) : given;
+                return new EpisodeServices(recorder == null ? policy : recorder.wrap(policy), episodeTools);
+            }, null)) {
                 result = EpisodeRuns.runAll(node, List.of(job), 1, x -> {}).get(0);
             }
             if (recorder != null) recorder.trajectory(result);
