@@ -87,8 +87,8 @@ public record SftConfig(Path data, Path evalData, Path tokenizer, ModelConfig mo
                     wd, beta1, beta2, eps, clip, atLeast(c, "checkpoint-every", 0), atLeast(c, "eval-every", 0),
                     c.getLong("seed"), run, maxBad, c.withValue("run-dir", ConfigValueFactory.fromAnyRef(run.toString())));
         } catch (ConfigException e) {
-            // Typesafe's messages already carry the origin (file: line) and the key.
-            throw new IllegalArgumentException(e.getMessage(), e);
+            // Typesafe's messages carry the origin (file: line) and the key relative to the block.
+            throw new IllegalArgumentException(PATH + ": " + e.getMessage(), e);
         }
     }
 
