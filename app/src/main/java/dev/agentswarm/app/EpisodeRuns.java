@@ -56,10 +56,19 @@ public final class EpisodeRuns {
      * five seconds when stderr goes to a file or a pipe (CI logs stay readable).
      */
     public static ProgressBar progressBar(String task, long max) {
+        return builder(task, max).build();
+    }
+
+    /** The same bar for work resumed at {@code done} of {@code max}, {@code elapsed} already spent on it. */
+    public static ProgressBar progressBarFrom(String task, long max, long done, java.time.Duration elapsed) {
+        return builder(task, max).startsFrom(done, elapsed).build();
+    }
+
+    private static ProgressBarBuilder builder(String task, long max) {
         boolean terminal = System.console() != null;
         return new ProgressBarBuilder().setTaskName(task).setInitialMax(max).setStyle(ProgressBarStyle.ASCII)
                 .setConsumer(terminal ? new me.tongfei.progressbar.ConsoleProgressBarConsumer(System.err)
                         : new me.tongfei.progressbar.DelegatingProgressBarConsumer(System.err::println))
-                .showSpeed().setUpdateIntervalMillis(terminal ? 250 : 5000).build();
+                .showSpeed().setUpdateIntervalMillis(terminal ? 250 : 5000);
     }
 }

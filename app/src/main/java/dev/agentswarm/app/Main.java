@@ -4,6 +4,7 @@ import dev.agentswarm.app.cli.BenchCommand;
 import dev.agentswarm.app.cli.DemoCommand;
 import dev.agentswarm.app.cli.ReplayCommand;
 import dev.agentswarm.app.cli.RunCommand;
+import dev.agentswarm.app.cli.SftCommand;
 import dev.agentswarm.app.cli.VersionCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -11,7 +12,7 @@ import picocli.CommandLine.Command;
 /** The {@code swarm} command line. */
 @Command(name = "swarm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "Actor runtime for swarms of tool-using LLM agents that learn.",
-        subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, BenchCommand.class,
+        subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
                 VersionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
@@ -21,6 +22,10 @@ public final class Main implements Runnable {
     public static void main(String[] args) {
         System.setProperty("ai.djl.offline", "true");
         System.setProperty("java.awt.headless", "true");
+        // Training and scoring are compute-bound: one intra-op thread per core unless the user chose.
+        if (System.getProperty("ai.djl.pytorch.num_threads") == null) {
+            System.setProperty("ai.djl.pytorch.num_threads", String.valueOf(Runtime.getRuntime().availableProcessors()));
+        }
         org.slf4j.LoggerFactory.getILoggerFactory(); // initialise logging before threads race to do it
         System.exit(commandLine().execute(args));
     }

@@ -1,0 +1,94 @@
+package dev.agentswarm.learner.sft;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.learner.optim.AdamW;
+import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.ModelWeights;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * A run's checkpoints: {@code checkpoints/step-<n>/} with model.safetensors (stamped with version n),
+ * optimizer.safetensors and state.json, plus a {@code checkpoints/latest} file naming the newest.
+ * Each checkpoint is written into a temporary folder and renamed into place, and the pointer is
+ * replaced by a rename too, so a crash mid-write leaves the previous checkpoint intact and current.
+ */
+public final class Checkpoints {
+
+    public static final String MODEL = "model.safetensors";
+    public static final String OPTIMIZER = "optimizer.safetensors";
+    public static final String STATE = "state.json";
+    public static final String LATEST = "latest";
+
+    private Checkpoints() {}
+
+    public static Path folder(Path runDir) {
+        return runDir.resolve("checkpoints");
+    }
+
+    public static Path save(Path runDir, CausalLm model, AdamW optimizer, TrainerState state, JsonNode config)
+            throws IOException {
+        Path folder = folder(runDir);
+        Files.createDirectories(folder);
+        String name = "step-" + state.step();
+        Path target = folder.resolve(name);
+        Path partial = Files.createTempDirectory(folder, "." + name + ".partial-");
+        try {
+            ModelWeights.save(model, state.step(), partial.resolve(MODEL));
+            optimizer.save(partial.resolve(OPTIMIZER));
+            ObjectNode json = state.toJson();
+            json.set("config", config);
+            Files.writeString(partial.resolve(STATE), json.toPrettyString(), StandardCharsets.UTF_8);
+            if (Files.exists(target)) deleteTree(target); // a re-run of the same step replaces it
+            Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            if (Files.exists(partial)) deleteTree(partial);
+        }
+        Path pointer = Files.createTempFile(folder, ".latest", ".partial");
+        Files.writeString(pointer, name + "\n", StandardCharsets.UTF_8);
+        Files.move(pointer, folder.resolve(LATEST), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        return target;
+    }
+
+    /** The checkpoint {@code latest} names, if the run has one. */
+    public static Optional<Path> latest(Path runDir) throws IOException {
+        Path pointer = folder(runDir).resolve(LATEST);
+        if (!Files.exists(pointer)) return Optional.empty();
+        String name = Files.readString(pointer, StandardCharsets.UTF_8).trim();
+        Path dir = folder(runDir).resolve(name);
+        if (!name.matches("step-\\d+") || !Files.isRegularFile(dir.resolve(STATE))) {
+            throw new IllegalArgumentException(pointer + " names '" + name + "', which is not a complete checkpoint");
+        }
+        return Optional.of(dir);
+    }
+
+    public static TrainerState readState(Path checkpoint) throws IOException {
+        JsonNode json = Json.parse(Files.readString(checkpoint.resolve(STATE), StandardCharsets.UTF_8));
+        try {
+            return TrainerState.fromJson(json);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(checkpoint.resolve(STATE) + ": " + e.getMessage(), e);
+        }
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.delete(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+    }
+}
