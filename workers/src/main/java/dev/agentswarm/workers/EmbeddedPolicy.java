@@ -6,7 +6,10 @@ import dev.agentswarm.core.policy.PolicyException;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.CompletionRequest;
 import dev.agentswarm.policy.chat.ChatTemplate;
+import com.typesafe.config.Config;
+import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.policy.embedded.Generation;
+import dev.agentswarm.policy.embedded.GeneratorSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +17,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
@@ -79,13 +84,13 @@ public final class EmbeddedPolicy implements Policy {
      * on its dispatcher and returns the policy that talks to it. The model is freed when the actor
      * system terminates.
      */
-    public static EmbeddedPolicy spawn(org.apache.pekko.actor.typed.ActorSystem<?> system, com.typesafe.config.Config config) {
-        dev.agentswarm.policy.embedded.EmbeddedModel model = dev.agentswarm.policy.embedded.EmbeddedModel.fromConfig(config);
-        var settings = dev.agentswarm.policy.embedded.GeneratorSettings.fromConfig(config);
+    public static EmbeddedPolicy spawn(ActorSystem<?> system, Config config) {
+        EmbeddedModel model = EmbeddedModel.fromConfig(config);
+        GeneratorSettings settings = GeneratorSettings.fromConfig(config);
         ActorRef<PolicyServer.Command> server = system.systemActorOf(PolicyServer.create(() -> model.newGenerator(settings)),
-                "policy-server", org.apache.pekko.actor.typed.DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
+                "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
         system.getWhenTerminated().thenRun(model::close);
-        Duration timeout = config.getDuration(dev.agentswarm.policy.embedded.EmbeddedModel.CONFIG_PATH + ".request-timeout");
+        Duration timeout = config.getDuration(EmbeddedModel.CONFIG_PATH + ".request-timeout");
         return new EmbeddedPolicy(server, model.template(), system.scheduler(), timeout,
                 model.describe() + " v" + model.version());
     }

@@ -125,14 +125,24 @@ class PolicyServerTest {
             v5 = ModelWeights.export(CausalLm.create(TINY, m, 42), 5);
         }
         TestProbe<PolicyServer.WeightsLoaded> loaded = kit.createTestProbe();
-        var during = policy.complete(ask("long one", 300, 9)).toCompletableFuture();
+        TestProbe<PolicyServer.Reply> during = kit.createTestProbe();
+        // No stop ids: the sequence runs its 300 tokens, so the swap lands mid-sequence.
+        server.tell(new PolicyServer.Generate(77, new int[] {1, 2, 3}, new SamplingParams(1.0, 1.0, 0, 300, List.of(), 9L),
+                new int[0], during.getRef()));
+        TestProbe<BatchGenerator.Stats> stats = kit.createTestProbe();
+        stats.awaitAssert(() -> {
+            server.tell(new PolicyServer.GetStats(stats.getRef()));
+            assertTrue(stats.receiveMessage().generatedTokens() > 0, "the first tokens are out before the swap");
+            return null;
+        });
         server.tell(new PolicyServer.LoadWeights(v5, loaded.getRef()));
         PolicyServer.WeightsLoaded ok = loaded.receiveMessage();
         assertNull(ok.error());
         assertEquals(5, ok.version());
-        Completion c = during.get(60, TimeUnit.SECONDS);
-        assertEquals(0, c.policyVersion(), "the first tokens came from version 0");
-        assertTrue(c.lastPolicyVersion() == 5 || c.tokenIds().length == 1 || c.lastPolicyVersion() == 0);
+        var g = assertInstanceOf(PolicyServer.Generated.class, during.receiveMessage(Duration.ofSeconds(60))).generation();
+        assertEquals(0, g.firstVersion(), "the first tokens came from version 0");
+        assertEquals(5, g.lastVersion(), "the last ones from version 5");
+        assertEquals(300, g.tokens().length);
         assertEquals(5, policy.complete(ask("after", 4, 1)).toCompletableFuture().get(30, TimeUnit.SECONDS).policyVersion());
 
         server.tell(new PolicyServer.LoadWeights("junk".getBytes(), loaded.getRef()));

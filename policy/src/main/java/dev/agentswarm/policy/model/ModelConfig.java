@@ -57,10 +57,9 @@ public record ModelConfig(String name, int dModel, int layers, int heads, int ff
     public static ModelConfig fromConfig(Config root) {
         Config c = root.getConfig(CONFIG_PATH);
         ModelConfig p = preset(c.getString("preset"));
-        boolean custom = false;
-        for (String key : new String[] {"d-model", "layers", "heads", "ffn", "vocab", "context", "rope-theta", "norm-eps"}) {
-            custom |= c.hasPath(key) && !key.equals("context");
-        }
+        // A longer context changes no weight; any other override makes a different model.
+        boolean custom = java.util.stream.Stream.of("d-model", "layers", "heads", "ffn", "vocab", "rope-theta", "norm-eps")
+                .anyMatch(c::hasPath);
         return new ModelConfig(custom ? p.name + "-custom" : p.name,
                 intOr(c, "d-model", p.dModel), intOr(c, "layers", p.layers), intOr(c, "heads", p.heads),
                 intOr(c, "ffn", p.ffn), intOr(c, "vocab", p.vocab), intOr(c, "context", p.context),

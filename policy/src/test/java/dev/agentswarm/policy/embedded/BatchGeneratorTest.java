@@ -3,7 +3,6 @@ package dev.agentswarm.policy.embedded;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -166,7 +165,7 @@ class BatchGeneratorTest {
             assertEquals(1, out.get(1L).firstVersion());
             assertEquals(7, out.get(1L).lastVersion());
             assertEquals(7, out.get(2L).firstVersion());
-            assertNotEquals(out.get(1L).tokens()[0], -1);
+            assertEquals(6, out.get(1L).tokens().length, "greedy with no stop runs to max-tokens across the swap");
         }
     }
 
