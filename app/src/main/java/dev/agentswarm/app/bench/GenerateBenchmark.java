@@ -41,7 +41,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class GenerateBenchmark {
 
     public record Settings(String preset, int promptTokens, int newTokens, int[] concurrency, int runs,
-                           boolean recompute) {}
+                           boolean recompute, int smallBatch) {}
 
     private GenerateBenchmark() {}
 
@@ -57,13 +57,14 @@ public final class GenerateBenchmark {
             ActorRef<PolicyServer.Command> server = system.systemActorOf(
                     // All of the model's ids may be produced: the workload is the reference's, not text.
                     PolicyServer.create(() -> new dev.agentswarm.policy.embedded.BatchGenerator(model.model(), model.manager(),
-                            new GeneratorSettings(maxBatch, 1024, 8192, 0), id -> new byte[0], shape.vocab(), 0)),
+                            new GeneratorSettings(maxBatch, 1024, 8192, 0, s.smallBatch()), id -> new byte[0], shape.vocab(), 0)),
                     "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
             SamplingParams greedy = new SamplingParams(0, 1, 0, s.newTokens(), List.of(), null);
             f.put("preset", shape.name());
             f.put("parameters", shape.parameters());
             f.put("prompt_tokens", s.promptTokens());
             f.put("new_tokens", s.newTokens());
+            f.put("small_batch", s.smallBatch());
             progress.accept("warm-up");
             generate(server, system, 4, s.promptTokens(), greedy.withMaxTokens(32), 0);
 

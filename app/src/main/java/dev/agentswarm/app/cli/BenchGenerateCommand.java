@@ -1,6 +1,7 @@
 package dev.agentswarm.app.cli;
 
 import dev.agentswarm.app.bench.GenerateBenchmark;
+import dev.agentswarm.policy.embedded.GeneratorSettings;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -33,6 +34,11 @@ public final class BenchGenerateCommand implements Callable<Integer> {
     @Option(names = "--no-recompute", description = "Skip the (slow) no-KV-cache baseline.")
     boolean noRecompute;
 
+    @Option(names = "--small-batch", defaultValue = "" + GeneratorSettings.DEFAULT_SMALL_BATCH,
+            description = "Steps of at most this many sequences use the small-batch decoder; 0 = whole-batch engine ops"
+                    + " only (default ${DEFAULT-VALUE}).")
+    int smallBatch;
+
     @Mixin
     JsonOption json;
 
@@ -42,11 +48,12 @@ public final class BenchGenerateCommand implements Callable<Integer> {
         if (prompt < 1 || tokens < 1 || runs < 1 || Arrays.stream(concurrency).anyMatch(c -> c < 1)) {
             throw new IllegalArgumentException("--prompt, --tokens, --runs and --concurrency must be >= 1");
         }
-        var settings = new GenerateBenchmark.Settings(preset, prompt, tokens, concurrency, runs, !noRecompute);
+        if (smallBatch < 0) throw new IllegalArgumentException("--small-batch must be >= 0");
+        var settings = new GenerateBenchmark.Settings(preset, prompt, tokens, concurrency, runs, !noRecompute, smallBatch);
         Map<String, Object> f = GenerateBenchmark.run(settings, System.err::println);
         Report r = new Report();
-        r.line(String.format("greedy decoding, %s preset (%,d parameters), %d prompt + %d new tokens per request",
-                f.get("preset"), (Long) f.get("parameters"), prompt, tokens));
+        r.line(String.format("greedy decoding, %s preset (%,d parameters), %d prompt + %d new tokens per request,"
+                + " small-batch decoder up to %d", f.get("preset"), (Long) f.get("parameters"), prompt, tokens, smallBatch));
         Map<String, Double> tps = (Map<String, Double>) f.get("tokens_per_s");
         double one = tps.getOrDefault("1", Double.NaN);
         tps.forEach((c, v) -> r.line(String.format("  %3s concurrent: %,8.0f tokens/s  (%.1f× one at a time)", c, v, v / one)));

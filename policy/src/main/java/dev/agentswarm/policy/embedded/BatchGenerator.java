@@ -10,6 +10,7 @@ import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
 import dev.agentswarm.policy.model.KvCache;
 import dev.agentswarm.policy.model.ModelWeights;
+import dev.agentswarm.policy.model.SmallBatchDecoder;
 import dev.agentswarm.policy.sampling.StopSequences;
 import dev.agentswarm.policy.sampling.TokenSampler;
 import java.io.ByteArrayOutputStream;
@@ -49,6 +50,8 @@ public final class BatchGenerator implements AutoCloseable {
     private final NDManager manager;
     private final ParameterStore ps;
     private final KvCache cache;
+    /** Null when small batches should also decode with whole-batch engine ops. */
+    private final SmallBatchDecoder smallBatch;
     private final GeneratorSettings settings;
     private final IntFunction<byte[]> tokenBytes;
     private final int usableVocab;
@@ -80,6 +83,7 @@ public final class BatchGenerator implements AutoCloseable {
         this.version = version;
         this.ps = new ParameterStore(manager, false);
         this.cache = new KvCache(manager, model.config(), settings.slots(), model.config().context());
+        this.smallBatch = settings.smallBatch() > 0 ? new SmallBatchDecoder(model, cache, manager, settings.smallBatch()) : null;
         this.slots = new Sequence[settings.slots()];
         this.seeds = new SplittableRandom(settings.seed());
     }
@@ -223,7 +227,9 @@ public final class BatchGenerator implements AutoCloseable {
             tokens[s] = slots[s].pending;
             positions[s] = slots[s].position;
         }
-        float[][] rows = rows(model.decode(ps, step, tokens, positions, cache));
+        float[][] rows = smallBatch != null && n <= smallBatch.maxRows()
+                ? rows(smallBatch.step(tokens, positions), n)
+                : rows(model.decode(ps, step, tokens, positions, cache));
         List<Sequence> finished = new ArrayList<>();
         for (int s = 0; s < n; s++) {
             Sequence seq = slots[s];
@@ -266,9 +272,11 @@ public final class BatchGenerator implements AutoCloseable {
 
     /** Each row's logits over the usable ids only: the sampler never sees the others. */
     private float[][] rows(NDArray logits) {
-        int n = (int) logits.getShape().get(0);
-        int v = (int) logits.getShape().get(1);
-        float[] flat = logits.toFloatArray();
+        return rows(logits.toFloatArray(), (int) logits.getShape().get(0));
+    }
+
+    private float[][] rows(float[] flat, int n) {
+        int v = flat.length / n;
         float[][] out = new float[n][];
         for (int i = 0; i < n; i++) out[i] = Arrays.copyOfRange(flat, i * v, i * v + usableVocab);
         return out;
@@ -276,6 +284,7 @@ public final class BatchGenerator implements AutoCloseable {
 
     @Override
     public void close() {
+        if (smallBatch != null) smallBatch.close();
         cache.close();
     }
 

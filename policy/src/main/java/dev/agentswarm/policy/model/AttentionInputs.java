@@ -4,8 +4,8 @@ import ai.djl.ndarray.NDArray;
 
 /**
  * What every layer's attention needs for one forward pass besides its input: the rotary tables for
- * the positions in the pass, the additive mask (0 = may attend, -inf = may not) and, when decoding
- * with a cache, where this pass's keys and values go.
+ * the positions in the pass, the additive mask (0 = may attend, -1e9 = may not; null when nothing is
+ * masked) and, when decoding with a cache, where this pass's keys and values go.
  *
  * <ul>
  *   <li>full: no cache; queries attend to the pass's own keys (training, scoring).
@@ -15,23 +15,21 @@ import ai.djl.ndarray.NDArray;
  *       rows attend to cached positions 0 .. visible-1.
  * </ul>
  */
-record AttentionInputs(NDArray[] rotary, NDArray mask, KvCache cache, int firstSlot,
-                       NDArray rowIndex, NDArray positions, int visible) {
+record AttentionInputs(NDArray[] rotary, NDArray mask, KvCache cache, int firstSlot, KvCache.Step step) {
 
     static AttentionInputs full(NDArray[] rotary, NDArray mask) {
-        return new AttentionInputs(rotary, mask, null, 0, null, null, 0);
+        return new AttentionInputs(rotary, mask, null, 0, null);
     }
 
     static AttentionInputs prefill(NDArray[] rotary, NDArray mask, KvCache cache, int firstSlot) {
-        return new AttentionInputs(rotary, mask, cache, firstSlot, null, null, 0);
+        return new AttentionInputs(rotary, mask, cache, firstSlot, null);
     }
 
-    static AttentionInputs step(NDArray[] rotary, NDArray mask, KvCache cache, NDArray rowIndex, NDArray positions,
-                                int visible) {
-        return new AttentionInputs(rotary, mask, cache, 0, rowIndex, positions, visible);
+    static AttentionInputs step(NDArray[] rotary, NDArray mask, KvCache cache, KvCache.Step step) {
+        return new AttentionInputs(rotary, mask, cache, 0, step);
     }
 
     boolean isStep() {
-        return positions != null;
+        return step != null;
     }
 }

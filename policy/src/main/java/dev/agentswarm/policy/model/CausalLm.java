@@ -85,6 +85,22 @@ public final class CausalLm extends AbstractBlock {
         return config;
     }
 
+    RotaryTable rotary() {
+        return rotary;
+    }
+
+    NDArray embeddingArray() {
+        return embedding.getArray();
+    }
+
+    DecoderLayer layer(int index) {
+        return layers.get(index);
+    }
+
+    RmsNorm finalNorm() {
+        return norm;
+    }
+
     /** Every parameter under the PyTorch reference's name, in a stable order. */
     public Map<String, Parameter> namedParameters() {
         if (named == null) {
@@ -164,9 +180,10 @@ public final class CausalLm extends AbstractBlock {
     public NDArray decode(ParameterStore ps, NDManager step, int[] tokens, int[] positions, KvCache cache) {
         int n = tokens.length;
         if (positions.length != n) throw new IllegalArgumentException(positions.length + " positions for " + n + " tokens");
-        int visible = 0;
         long[] tokenIds = new long[n];
         long[] pos = new long[n];
+        int visible = 0;
+        boolean aligned = true;
         for (int i = 0; i < n; i++) {
             if (positions[i] < 0 || positions[i] >= cache.length()) {
                 throw new IllegalArgumentException("position " + positions[i] + " outside the cache length " + cache.length());
@@ -174,16 +191,18 @@ public final class CausalLm extends AbstractBlock {
             tokenIds[i] = tokens[i];
             pos[i] = positions[i];
             visible = Math.max(visible, positions[i] + 1);
+            aligned &= positions[i] == positions[0];
         }
-        float[] mask = new float[n * visible];
-        for (int i = 0; i < n; i++) {
-            Arrays.fill(mask, i * visible + positions[i] + 1, (i + 1) * visible, MASKED);
+        // Rows at one position see the same prefix: nothing to mask.
+        NDArray mask = null;
+        if (!aligned) {
+            float[] m = new float[n * visible];
+            for (int i = 0; i < n; i++) Arrays.fill(m, i * visible + positions[i] + 1, (i + 1) * visible, MASKED);
+            mask = step.create(m, new Shape(n, 1, 1, visible));
         }
         NDArray position = step.create(pos);
-        AttentionInputs in = AttentionInputs.step(rotary.at(position), step.create(mask, new Shape(n, 1, 1, visible)),
-                cache, step.arange(0L, (long) n, 1L, DataType.INT64), position, visible);
-        NDArray h = trunk(ps, embed(ps, step.create(tokenIds, new Shape(n, 1)), false), in, false);
-        return head(ps, h.reshape(n, config.dModel()), false);
+        AttentionInputs in = AttentionInputs.step(rotary.at(position), mask, cache, cache.step(step, position, visible));
+        return head(ps, trunk(ps, embed(ps, step.create(tokenIds), false), in, false), false);
     }
 
     private NDArray hidden(ParameterStore ps, NDArray ids, boolean training) {

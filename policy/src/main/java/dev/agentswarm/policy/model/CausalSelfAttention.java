@@ -12,7 +12,8 @@ import ai.djl.util.PairList;
 
 /**
  * Causal multi-head self-attention with rotary positions: one fused q|k|v projection (rows q, k, v,
- * heads contiguous, the layout of the PyTorch reference), softmax(QKᵀ/√dh + mask)·V, an output
+ * heads contiguous, the layout of the PyTorch reference), softmax(QKᵀ/√dh + mask)·V (the 1/√dh is
+ * folded into q's rotary table), an output
  * projection, no biases, no dropout. DJL's ScaledDotProductAttentionBlock is not used: it has no
  * cache and biased projections.
  */
@@ -23,7 +24,6 @@ public final class CausalSelfAttention extends AbstractBlock {
     private final int dModel;
     private final int heads;
     private final int headSize;
-    private final float scale;
     private final RotaryTable rotary;
     final Linear qkv;
     final Linear out;
@@ -33,36 +33,47 @@ public final class CausalSelfAttention extends AbstractBlock {
         this.dModel = config.dModel();
         this.heads = config.heads();
         this.headSize = config.headSize();
-        this.scale = (float) (1.0 / Math.sqrt(headSize));
         this.rotary = rotary;
         qkv = addChildBlock("qkv", Linear.builder().setUnits(3L * dModel).optBias(false).build());
         out = addChildBlock("out", Linear.builder().setUnits(dModel).optBias(false).build());
     }
 
     NDArray forward(ParameterStore ps, NDArray x, int layer, AttentionInputs in, boolean training) {
+        return in.isStep() ? step(ps, x, layer, in) : sequence(ps, x, layer, in, training);
+    }
+
+    /** A pass over whole sequences x (B, T, E): training, scoring and prefill. */
+    private NDArray sequence(ParameterStore ps, NDArray x, int layer, AttentionInputs in, boolean training) {
         long b = x.getShape().get(0);
         long t = x.getShape().get(1);
         NDArray proj = qkv.forward(ps, new NDList(x), training).head();
-        // (B, T, 3, H, dh) → (3, B, H, T, dh): q and k rotate together in one pass.
-        NDArray split = proj.reshape(b, t, 3, heads, headSize).transpose(2, 0, 3, 1, 4);
-        NDArray qk = rotary.rotate(split.get(":2"), in.rotary());
-        NDArray q = qk.get(0).mul(scale);
-        NDArray k = qk.get(1);
-        NDArray v = split.get(2);
-        if (in.cache() != null) {
-            if (in.isStep()) {
-                in.cache().writeStep(layer, in.rowIndex(), in.positions(), k, v);
-                NDArray[] kv = in.cache().read(x.getManager(), layer, (int) b, in.visible());
-                k = kv[0];
-                v = kv[1];
-            } else {
-                in.cache().writeBlock(layer, in.firstSlot(), k, v);
-            }
-        }
+        // (B, T, 3, H, dh) → (3, B, H, T, dh): q, k and v rotate (and q scales) in one pass.
+        NDArray qkvRotated = rotary.rotate(proj.reshape(b, t, 3, heads, headSize).transpose(2, 0, 3, 1, 4), in.rotary());
+        if (in.cache() != null) in.cache().writeBlock(layer, in.firstSlot(), qkvRotated.get("1:"));
+        NDArray q = qkvRotated.get(0);
+        NDArray k = qkvRotated.get(1);
+        NDArray v = qkvRotated.get(2);
         NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).add(in.mask());
         NDArray mixed = scores.softmax(-1).matMul(v); // (B, H, T, dh)
         NDArray merged = mixed.transpose(0, 2, 1, 3).reshape(b, t, dModel);
         return out.forward(ps, new NDList(merged), training).head();
+    }
+
+    /**
+     * One decode step for x (n, E), one token per running row: its key and value go into the cache,
+     * then its query attends to the row's cached positions. Every native call here runs once per layer
+     * per generated token, so the step keeps them few.
+     */
+    private NDArray step(ParameterStore ps, NDArray x, int layer, AttentionInputs in) {
+        long n = x.getShape().get(0);
+        NDArray proj = qkv.forward(ps, new NDList(x), false).head().reshape(n, 3, heads, headSize);
+        NDArray qkvRotated = rotary.rotate(proj, in.rotary()); // (n, 3, H, dh)
+        in.cache().writeStep(layer, in.step(), qkvRotated.get(":, 1:"));
+        NDArray[] kv = in.cache().read(x.getManager(), layer, in.step());
+        NDArray q = qkvRotated.get(":, 0").expandDims(2); // (n, H, 1, dh)
+        NDArray scores = q.matMul(kv[0].transpose(0, 1, 3, 2));
+        if (in.mask() != null) scores = scores.add(in.mask());
+        return out.forward(ps, new NDList(scores.softmax(-1).matMul(kv[1]).reshape(n, dModel)), false).head();
     }
 
     @Override

@@ -21,6 +21,8 @@ public final class RmsNorm extends AbstractBlock {
 
     private final float eps;
     final Parameter weight;
+    /** eps as an array beside the gain: adding a Java scalar would create one at every call. */
+    private NDArray epsArray;
 
     public RmsNorm(int size, double eps) {
         super(VERSION);
@@ -34,8 +36,9 @@ public final class RmsNorm extends AbstractBlock {
 
     public NDArray forward(ParameterStore ps, NDArray x, boolean training) {
         NDArray gain = ps.getValue(weight, x.getDevice(), training);
+        if (epsArray == null) epsArray = gain.getManager().create(eps);
         NDArray meanSquare = x.square().mean(new int[] {-1}, true);
-        return x.div(meanSquare.add(eps).sqrt()).mul(gain);
+        return x.div(meanSquare.add(epsArray).sqrt()).mul(gain);
     }
 
     @Override
@@ -50,6 +53,7 @@ public final class RmsNorm extends AbstractBlock {
 
     @Override
     protected void initializeChildBlocks(NDManager manager, DataType dataType, Shape... inputShapes) {
-        // no children; the gain's shape is fixed at construction
+        // No children; the gain's shape is fixed at construction. eps lives beside the gain.
+        epsArray = manager.create(eps);
     }
 }

@@ -47,8 +47,40 @@ class BatchGeneratorTest {
     }
 
     private BatchGenerator generator(int slots, int maxQueued) {
-        return new BatchGenerator(model, root, new GeneratorSettings(slots, maxQueued, 4096, 5),
+        return generator(slots, maxQueued, GeneratorSettings.DEFAULT_SMALL_BATCH);
+    }
+
+    private BatchGenerator generator(int slots, int maxQueued, int smallBatch) {
+        return new BatchGenerator(model, root, new GeneratorSettings(slots, maxQueued, 4096, 5, smallBatch),
                 id -> new byte[] {(byte) ('a' + id % 26)}, TINY.vocab(), 1);
+    }
+
+    @Test
+    void smallBatchAndWholeBatchDecodingSampleTheSameTokens() {
+        // Six seeded, sampled (not greedy) requests through 6 slots: the batch shrinks from 6 rows,
+        // so with small-batch 3 the steps cross from whole-batch engine ops to the small-batch decoder.
+        SamplingParams sampled = new SamplingParams(0.9, 0.95, 40, 1, List.of(), null);
+        Map<Integer, Map<Long, Generation>> bySetting = new HashMap<>();
+        for (int smallBatch : new int[] {0, 3, 6}) {
+            Map<Long, Generation> results = new HashMap<>();
+            try (BatchGenerator g = generator(6, 16, smallBatch)) {
+                for (long id = 0; id < 6; id++) {
+                    int[] prompt = {1 + (int) id, 7, 3, 9};
+                    g.submit(new GenerationRequest(id, prompt, sampled.withMaxTokens(10 + 6 * (int) id).withSeed(100 + id), null));
+                }
+                while (g.hasWork()) for (Generation done : g.step()) results.put(done.id(), done);
+            }
+            bySetting.put(smallBatch, results);
+        }
+        for (long id = 0; id < 6; id++) {
+            int[] engine = bySetting.get(0).get(id).tokens();
+            assertEquals(10 + 6 * (int) id, engine.length, "request " + id);
+            assertArrayEquals(engine, bySetting.get(3).get(id).tokens(), "small-batch 3, request " + id);
+            assertArrayEquals(engine, bySetting.get(6).get(id).tokens(), "small-batch 6, request " + id);
+            float[] a = bySetting.get(0).get(id).logprobs();
+            float[] b = bySetting.get(6).get(id).logprobs();
+            for (int t = 0; t < a.length; t++) assertEquals(a[t], b[t], 1e-4f, "log-prob " + t + " of request " + id);
+        }
     }
 
     @Test

@@ -40,34 +40,79 @@ class CausalLmTest {
         root.close();
     }
 
+    /** One decode step through one of the two paths, as row-major logits. */
+    private interface DecodePath {
+        float[][] step(NDManager step, int[] tokens, int[] positions, KvCache cache, SmallBatchDecoder small);
+    }
+
+    private final DecodePath enginePath = (step, tokens, positions, cache, small) ->
+            rows(model.decode(ps, step, tokens, positions, cache));
+
+    private final DecodePath smallBatchPath = (step, tokens, positions, cache, small) ->
+            split(small.step(tokens, positions), tokens.length);
+
     @Test
     void kvCacheDecodingGivesTheLogitsOfAFullPass() {
+        decodeAgainstFullPass(s -> enginePath);
+    }
+
+    @Test
+    void smallBatchDecodingGivesTheLogitsOfAFullPass() {
+        decodeAgainstFullPass(s -> smallBatchPath);
+    }
+
+    @Test
+    void theTwoDecodePathsTakeTurnsOnOneCache() {
+        decodeAgainstFullPass(s -> s % 3 == 0 ? enginePath : smallBatchPath);
+    }
+
+    /**
+     * Three prompts of different lengths prefilled together, 20 steps with each row at its own
+     * position, then a row leaves and the last one moves into its slot, then two rows at the same
+     * position (the unmasked case): every step's logits match the full causal pass.
+     */
+    private void decodeAgainstFullPass(java.util.function.IntFunction<DecodePath> pathAtStep) {
         int[][] seqs = {randomTokens(1, 40), randomTokens(2, 40), randomTokens(3, 40)};
         int[] prompt = {5, 12, 1};
-        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 4, 64)) {
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 4, 64);
+             SmallBatchDecoder small = new SmallBatchDecoder(model, cache, step, 4)) {
             float[][][] full = new float[3][][];
             for (int r = 0; r < 3; r++) full[r] = fullLogits(step, seqs[r]);
-            // Three prompts of different lengths in one right-padded prefill.
             long[] padded = new long[3 * 12];
             for (int r = 0; r < 3; r++) for (int t = 0; t < prompt[r]; t++) padded[r * 12 + t] = seqs[r][t];
             float[][] first = rows(model.prefill(ps, step.create(padded, new Shape(3, 12)), prompt, cache, 0));
             for (int r = 0; r < 3; r++) assertClose(full[r][prompt[r] - 1], first[r], "prefill row " + r);
-            // Then each row decodes at its own position, all in one batch per step.
             int[] pos = prompt.clone();
-            for (int s = 0; s < 20; s++) {
+            int s = 0;
+            for (; s < 20; s++) {
                 int[] tokens = new int[3];
                 for (int r = 0; r < 3; r++) tokens[r] = seqs[r][pos[r]];
-                float[][] logits = rows(model.decode(ps, step, tokens, pos, cache));
-                for (int r = 0; r < 3; r++) assertClose(full[r][pos[r]], logits[r], "row " + r + " at " + pos[r]);
+                float[][] logits = pathAtStep.apply(s).step(step, tokens, pos, cache, small);
+                for (int r = 0; r < 3; r++) assertClose(full[r][pos[r]], logits[r], "step " + s + " row " + r + " at " + pos[r]);
                 for (int r = 0; r < 3; r++) pos[r]++;
             }
             // Row 1 finishes: row 2 moves into its slot and goes on from where it was.
             cache.moveSlot(2, 1);
-            int[] tokens = {seqs[0][pos[0]], seqs[2][pos[2]]};
-            float[][] logits = rows(model.decode(ps, step, tokens, new int[] {pos[0], pos[2]}, cache));
-            assertClose(full[0][pos[0]], logits[0], "row 0 after the move");
-            assertClose(full[2][pos[2]], logits[1], "moved row");
+            int[] at = {pos[0], pos[2]};
+            float[][] logits = pathAtStep.apply(s++).step(step, new int[] {seqs[0][at[0]], seqs[2][at[1]]}, at, cache, small);
+            assertClose(full[0][at[0]], logits[0], "row 0 after the move");
+            assertClose(full[2][at[1]], logits[1], "moved row");
+            // Slot 1 takes a copy of row 0's history: two rows at one position, nothing masked.
+            cache.moveSlot(0, 1);
+            for (int t = 0; t < 8; t++) {
+                int p = at[0] + 1 + t;
+                float[][] both = pathAtStep.apply(s++).step(step, new int[] {seqs[0][p], seqs[0][p]}, new int[] {p, p}, cache, small);
+                assertClose(full[0][p], both[0], "aligned row 0 at " + p);
+                assertClose(full[0][p], both[1], "aligned row 1 at " + p);
+            }
         }
+    }
+
+    static float[][] split(float[] flat, int n) {
+        int v = flat.length / n;
+        float[][] out = new float[n][];
+        for (int i = 0; i < n; i++) out[i] = java.util.Arrays.copyOfRange(flat, i * v, (i + 1) * v);
+        return out;
     }
 
     @Test
