@@ -22,7 +22,7 @@ public final class KvCache implements AutoCloseable {
      * write puts each row's (2, heads, dh) at its own position; the reads are the running rows over
      * positions 0 .. visible-1.
      */
-    public record Step(NDIndex write, NDIndex readKeys, NDIndex readValues, int rows, int visible) {}
+    record Step(NDIndex write, NDIndex readKeys, NDIndex readValues, int rows, int visible) {}
 
     private final NDArray[] kv;
     private final int slots;

@@ -21,7 +21,10 @@ public final class RmsNorm extends AbstractBlock {
 
     private final float eps;
     final Parameter weight;
-    /** eps as an array beside the gain: adding a Java scalar would create one at every call. */
+    /**
+     * eps as an array made with the gain at initialization: adding a Java scalar would create an
+     * array at every call.
+     */
     private NDArray epsArray;
 
     public RmsNorm(int size, double eps) {
@@ -36,7 +39,6 @@ public final class RmsNorm extends AbstractBlock {
 
     public NDArray forward(ParameterStore ps, NDArray x, boolean training) {
         NDArray gain = ps.getValue(weight, x.getDevice(), training);
-        if (epsArray == null) epsArray = gain.getManager().create(eps);
         NDArray meanSquare = x.square().mean(new int[] {-1}, true);
         return x.div(meanSquare.add(epsArray).sqrt()).mul(gain);
     }

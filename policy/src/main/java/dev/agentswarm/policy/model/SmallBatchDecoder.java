@@ -42,7 +42,7 @@ public final class SmallBatchDecoder implements AutoCloseable {
     private final FloatBuffer[] cacheViews;
     private final Map<NDArray, FloatBuffer> weightViews = new IdentityHashMap<>();
     private final float[][] residual;
-    /** Product outputs of model width (n × d), and the logits' staging. */
+    /** Outputs of the products back to model width (n × d): the output and down projections. */
     private final float[] row;
     private final float[] qkv;
     private final float[] gate;
@@ -73,7 +73,7 @@ public final class SmallBatchDecoder implements AutoCloseable {
         cacheViews = new FloatBuffer[c.layers()];
         for (int l = 0; l < c.layers(); l++) cacheViews[l] = cache.view(l);
         residual = new float[this.maxRows][d];
-        row = new float[Math.max(d, c.vocab()) * this.maxRows];
+        row = new float[this.maxRows * d];
         qkv = new float[this.maxRows * 3 * d];
         gate = new float[this.maxRows * c.ffn()];
         up = new float[this.maxRows * c.ffn()];

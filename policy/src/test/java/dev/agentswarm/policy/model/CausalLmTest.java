@@ -172,6 +172,32 @@ class CausalLmTest {
     }
 
     @Test
+    void theSmallBatchDecoderRefusesBadStepsWithoutTouchingTheCache() {
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 2, 8);
+             SmallBatchDecoder small = new SmallBatchDecoder(model, cache, step, 4)) {
+            assertEquals(2, small.maxRows(), "never more rows than the cache has slots");
+            small.step(new int[] {4, 5}, new int[] {0, 0});
+            float[] before = cacheContents(cache);
+            var tooMany = assertThrows(IllegalArgumentException.class, () -> small.step(new int[] {1, 2, 3}, new int[] {0, 0, 0}));
+            assertTrue(tooMany.getMessage().contains("outside 1..2"), tooMany.getMessage());
+            var past = assertThrows(IllegalArgumentException.class, () -> small.step(new int[] {1}, new int[] {8}));
+            assertTrue(past.getMessage().contains("cache length 8"), past.getMessage());
+            var token = assertThrows(IllegalArgumentException.class, () -> small.step(new int[] {TINY.vocab()}, new int[] {0}));
+            assertTrue(token.getMessage().contains("outside the vocabulary"), token.getMessage());
+            var late = assertThrows(IllegalArgumentException.class, () -> small.step(new int[] {1, 2}, new int[] {1, 9}));
+            assertTrue(late.getMessage().contains("position 9"), late.getMessage());
+            assertArrayEquals(before, cacheContents(cache), "a refused step writes nothing");
+        }
+    }
+
+    private static float[] cacheContents(KvCache cache) {
+        java.nio.FloatBuffer view = cache.view(0);
+        float[] out = new float[view.remaining()];
+        view.get(out);
+        return out;
+    }
+
+    @Test
     void decodePastTheCacheIsRefused() {
         try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 1, 8)) {
             var e = assertThrows(IllegalArgumentException.class,
