@@ -41,7 +41,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class GenerateBenchmark {
 
     public record Settings(String preset, int promptTokens, int newTokens, int[] concurrency, int runs,
-                           boolean recompute, int smallBatch) {}
+                           boolean recompute, GeneratorSettings.Decoder decoder, int javaAttentionRows) {}
 
     private GenerateBenchmark() {}
 
@@ -57,40 +57,50 @@ public final class GenerateBenchmark {
             ActorRef<PolicyServer.Command> server = system.systemActorOf(
                     // All of the model's ids may be produced: the workload is the reference's, not text.
                     PolicyServer.create(() -> new dev.agentswarm.policy.embedded.BatchGenerator(model.model(), model.manager(),
-                            new GeneratorSettings(maxBatch, 1024, 8192, 0, s.smallBatch()), id -> new byte[0], shape.vocab(), 0)),
+                            new GeneratorSettings(maxBatch, 1024, 8192, 0, s.decoder(), s.javaAttentionRows()), id -> new byte[0], shape.vocab(), 0)),
                     "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
             SamplingParams greedy = new SamplingParams(0, 1, 0, s.newTokens(), List.of(), null);
             f.put("preset", shape.name());
             f.put("parameters", shape.parameters());
             f.put("prompt_tokens", s.promptTokens());
             f.put("new_tokens", s.newTokens());
-            f.put("small_batch", s.smallBatch());
+            f.put("decoder", s.decoder().name().toLowerCase(java.util.Locale.ROOT));
+            f.put("java_attention_rows", s.javaAttentionRows());
             progress.accept("warm-up");
             generate(server, system, 4, s.promptTokens(), greedy.withMaxTokens(32), 0);
 
-            Map<String, Double> tps = new LinkedHashMap<>();
+            // Rounds visit every concurrency in turn, so drift on a shared machine moves all of them
+            // alike; each concurrency keeps its median, and a speedup is the median of its per-round ratios.
+            int[] levels = s.concurrency();
+            double[][] perRound = new double[levels.length][s.runs()];
             long heapServing = -1;
             long rssServing = -1;
-            for (int c : s.concurrency()) {
-                double[] perRun = new double[s.runs()];
-                for (int r = 0; r < s.runs(); r++) {
+            for (int r = 0; r < s.runs(); r++) {
+                for (int i = 0; i < levels.length; i++) {
+                    int c = levels[i];
                     long t0 = System.nanoTime();
                     List<CompletableFuture<PolicyServer.Reply>> replies = generate(server, system, c, s.promptTokens(), greedy, r);
                     long tokens = 0;
                     for (var reply : replies) tokens += tokensOf(reply.get(10, TimeUnit.MINUTES));
-                    perRun[r] = tokens / ((System.nanoTime() - t0) / 1e9);
+                    perRound[i][r] = tokens / ((System.nanoTime() - t0) / 1e9);
                     if (c == maxBatch && r == 0) {
                         heapServing = heapUsed();
                         rssServing = rssBytes();
                     }
+                    progress.accept(String.format("round %d/%d, concurrency %3d: %,.0f tokens/s", r + 1, s.runs(), c, perRound[i][r]));
                 }
-                Arrays.sort(perRun);
-                tps.put(Integer.toString(c), perRun[perRun.length / 2]);
-                progress.accept(String.format("concurrency %3d: %,.0f tokens/s (median of %d)", c, perRun[perRun.length / 2], s.runs()));
             }
+            Map<String, Double> tps = new LinkedHashMap<>();
+            for (int i = 0; i < levels.length; i++) tps.put(Integer.toString(levels[i]), median(perRound[i]));
             f.put("tokens_per_s", tps);
-            if (tps.containsKey("1") && tps.containsKey("32")) f.put("batching_speedup_32", tps.get("32") / tps.get("1"));
-            if (tps.containsKey("1") && tps.containsKey("64")) f.put("batching_speedup_64", tps.get("64") / tps.get("1"));
+            int one = indexOf(levels, 1);
+            for (int target : new int[] {32, 64}) {
+                int at = indexOf(levels, target);
+                if (one < 0 || at < 0) continue;
+                double[] ratio = new double[s.runs()];
+                for (int r = 0; r < s.runs(); r++) ratio[r] = perRound[at][r] / perRound[one][r];
+                f.put("batching_speedup_" + target, median(ratio));
+            }
 
             if (s.recompute()) {
                 // Pairs of (cached, recomputed) runs side by side, so drift on a shared machine
@@ -124,6 +134,11 @@ public final class GenerateBenchmark {
             system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
         }
         return f;
+    }
+
+    private static int indexOf(int[] values, int wanted) {
+        for (int i = 0; i < values.length; i++) if (values[i] == wanted) return i;
+        return -1;
     }
 
     private static List<CompletableFuture<PolicyServer.Reply>> generate(ActorRef<PolicyServer.Command> server,

@@ -34,10 +34,13 @@ public final class BenchGenerateCommand implements Callable<Integer> {
     @Option(names = "--no-recompute", description = "Skip the (slow) no-KV-cache baseline.")
     boolean noRecompute;
 
-    @Option(names = "--small-batch", defaultValue = "" + GeneratorSettings.DEFAULT_SMALL_BATCH,
-            description = "Steps of at most this many sequences use the small-batch decoder; 0 = whole-batch engine ops"
-                    + " only (default ${DEFAULT-VALUE}).")
-    int smallBatch;
+    @Option(names = "--decoder", defaultValue = "hybrid",
+            description = "hybrid (products in libtorch, glue in Java) or engine (DJL ops throughout) (default ${DEFAULT-VALUE}).")
+    String decoder;
+
+    @Option(names = "--java-attention-rows", defaultValue = "" + GeneratorSettings.DEFAULT_JAVA_ATTENTION_ROWS,
+            description = "Hybrid steps of at most this many sequences attend in Java (default ${DEFAULT-VALUE}).")
+    int javaAttentionRows;
 
     @Mixin
     JsonOption json;
@@ -48,15 +51,23 @@ public final class BenchGenerateCommand implements Callable<Integer> {
         if (prompt < 1 || tokens < 1 || runs < 1 || Arrays.stream(concurrency).anyMatch(c -> c < 1)) {
             throw new IllegalArgumentException("--prompt, --tokens, --runs and --concurrency must be >= 1");
         }
-        if (smallBatch < 0) throw new IllegalArgumentException("--small-batch must be >= 0");
-        var settings = new GenerateBenchmark.Settings(preset, prompt, tokens, concurrency, runs, !noRecompute, smallBatch);
+        if (javaAttentionRows < 0) throw new IllegalArgumentException("--java-attention-rows must be >= 0");
+        GeneratorSettings.Decoder path = GeneratorSettings.Decoder.parse(decoder);
+        var settings = new GenerateBenchmark.Settings(preset, prompt, tokens, concurrency, runs, !noRecompute, path,
+                javaAttentionRows);
         Map<String, Object> f = GenerateBenchmark.run(settings, System.err::println);
         Report r = new Report();
         r.line(String.format("greedy decoding, %s preset (%,d parameters), %d prompt + %d new tokens per request,"
-                + " small-batch decoder up to %d", f.get("preset"), (Long) f.get("parameters"), prompt, tokens, smallBatch));
+                + " %s decoder%s", f.get("preset"), (Long) f.get("parameters"), prompt, tokens, f.get("decoder"),
+                path == GeneratorSettings.Decoder.HYBRID ? " (Java attention up to " + javaAttentionRows + " rows)" : ""));
         Map<String, Double> tps = (Map<String, Double>) f.get("tokens_per_s");
         double one = tps.getOrDefault("1", Double.NaN);
         tps.forEach((c, v) -> r.line(String.format("  %3s concurrent: %,8.0f tokens/s  (%.1f× one at a time)", c, v, v / one)));
+        for (String key : new String[] {"batching_speedup_32", "batching_speedup_64"}) {
+            if (f.containsKey(key)) {
+                r.line(String.format("  %s: %.1f× (median of the rounds' ratios)", key.replace('_', ' '), (Double) f.get(key)));
+            }
+        }
         if (f.containsKey("recompute_tokens_per_s")) {
             r.line(String.format("  no KV cache (recompute the prefix), batch 1: %,.0f tokens/s against %,.0f cached in the same"
                             + " pairs; the cache is %.1f× faster at %d tokens (median pair)",

@@ -3,6 +3,7 @@ package dev.agentswarm.app.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.agentswarm.policy.embedded.GeneratorSettings;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -11,7 +12,8 @@ class GenerateBenchmarkTest {
     @Test
     @SuppressWarnings("unchecked")
     void reportsThroughputByConcurrencyAndThePairedCacheRatio() throws Exception {
-        var settings = new GenerateBenchmark.Settings("tiny", 4, 8, new int[] {1, 2}, 2, true, 1);
+        var settings = new GenerateBenchmark.Settings("tiny", 4, 8, new int[] {1, 2}, 2, true,
+                GeneratorSettings.Decoder.HYBRID, 1);
         Map<String, Object> f = GenerateBenchmark.run(settings, line -> {});
         Map<String, Double> tps = (Map<String, Double>) f.get("tokens_per_s");
         assertEquals(2, tps.size());
@@ -22,6 +24,7 @@ class GenerateBenchmarkTest {
         assertTrue(cached > 0 && recomputed > 0, f.toString());
         // The median ratio is one pair's ratio, not a ratio of medians.
         assertTrue(ratio > 0 && Double.isFinite(ratio), f.toString());
-        assertEquals(1, f.get("small_batch"));
+        assertEquals("hybrid", f.get("decoder"));
+        assertEquals(1, f.get("java_attention_rows"));
     }
 }

@@ -10,7 +10,7 @@ import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
 import dev.agentswarm.policy.model.KvCache;
 import dev.agentswarm.policy.model.ModelWeights;
-import dev.agentswarm.policy.model.SmallBatchDecoder;
+import dev.agentswarm.policy.model.HybridDecoder;
 import dev.agentswarm.policy.sampling.StopSequences;
 import dev.agentswarm.policy.sampling.TokenSampler;
 import java.io.ByteArrayOutputStream;
@@ -50,8 +50,8 @@ public final class BatchGenerator implements AutoCloseable {
     private final NDManager manager;
     private final ParameterStore ps;
     private final KvCache cache;
-    /** Null when small batches should also decode with whole-batch engine ops. */
-    private final SmallBatchDecoder smallBatch;
+    /** Null when steps decode with engine ops (the setting, or a model off the CPU). */
+    private final HybridDecoder hybrid;
     private final GeneratorSettings settings;
     private final IntFunction<byte[]> tokenBytes;
     private final int usableVocab;
@@ -83,7 +83,10 @@ public final class BatchGenerator implements AutoCloseable {
         this.version = version;
         this.ps = new ParameterStore(manager, false);
         this.cache = new KvCache(manager, model.config(), settings.slots(), model.config().context());
-        this.smallBatch = settings.smallBatch() > 0 ? new SmallBatchDecoder(model, cache, manager, settings.smallBatch()) : null;
+        // The hybrid decoder reads weights and cache through host memory: CPU only.
+        this.hybrid = settings.decoder() == GeneratorSettings.Decoder.HYBRID && !manager.getDevice().isGpu()
+                ? new HybridDecoder(model, cache, manager, settings.slots(), settings.javaAttentionRows())
+                : null;
         this.slots = new Sequence[settings.slots()];
         this.seeds = new SplittableRandom(settings.seed());
     }
@@ -227,8 +230,8 @@ public final class BatchGenerator implements AutoCloseable {
             tokens[s] = slots[s].pending;
             positions[s] = slots[s].position;
         }
-        float[][] rows = smallBatch != null && n <= smallBatch.maxRows()
-                ? rows(smallBatch.step(tokens, positions), n)
+        float[][] rows = hybrid != null
+                ? rows(hybrid.step(tokens, positions), n)
                 : rows(model.decode(ps, step, tokens, positions, cache));
         List<Sequence> finished = new ArrayList<>();
         for (int s = 0; s < n; s++) {
@@ -284,7 +287,7 @@ public final class BatchGenerator implements AutoCloseable {
 
     @Override
     public void close() {
-        if (smallBatch != null) smallBatch.close();
+        if (hybrid != null) hybrid.close();
         cache.close();
     }
 

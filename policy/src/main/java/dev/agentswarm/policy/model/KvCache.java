@@ -20,7 +20,8 @@ public final class KvCache implements AutoCloseable {
     /**
      * Where one decode step writes and reads, built once per step and shared by every layer: the
      * write puts each row's (2, heads, dh) at its own position; the reads are the running rows over
-     * positions 0 .. visible-1.
+     * positions 0 .. visible-1. A step made by {@link #reads} has no write index: its writes go
+     * through a {@link #view}.
      */
     record Step(NDIndex write, NDIndex readKeys, NDIndex readValues, int rows, int visible) {}
 
@@ -72,6 +73,17 @@ public final class KvCache implements AutoCloseable {
         // Two array indices split by a slice: the indexed shape is (rows, 2, heads, dh), numpy's rule.
         NDIndex write = new NDIndex(":, {}, :, {}", rowIndex, positions);
         return new Step(write, new NDIndex("0, :{}, :, :{}", rows, visible), new NDIndex("1, :{}, :, :{}", rows, visible),
+                rows, visible);
+    }
+
+    /**
+     * Reads only, for a step whose writes go through a {@link #view}: running rows 0 .. rows-1 over
+     * positions 0 .. visible-1.
+     */
+    Step reads(int rows, int visible) {
+        checkSlots(0, rows);
+        if (visible < 1 || visible > length) throw new IllegalArgumentException("visible " + visible + " outside 1.." + length);
+        return new Step(null, new NDIndex("0, :{}, :, :{}", rows, visible), new NDIndex("1, :{}, :, :{}", rows, visible),
                 rows, visible);
     }
 

@@ -19,7 +19,7 @@ public final class RotaryTable implements AutoCloseable {
     /** Rows (position), columns q | k | v, each dh wide: the layout a per-row lookup returns. */
     private final NDArray cos;
     private final NDArray sin;
-    /** The same tables in Java, for the small-batch decoder. */
+    /** The same tables in Java, for the hybrid decoder. */
     private final float[] cosTable;
     private final float[] sinTable;
     private final NDArray rotateHalf;

@@ -47,37 +47,40 @@ class BatchGeneratorTest {
     }
 
     private BatchGenerator generator(int slots, int maxQueued) {
-        return generator(slots, maxQueued, GeneratorSettings.DEFAULT_SMALL_BATCH);
+        return new BatchGenerator(model, root, new GeneratorSettings(slots, maxQueued, 4096, 5),
+                id -> new byte[] {(byte) ('a' + id % 26)}, TINY.vocab(), 1);
     }
 
-    private BatchGenerator generator(int slots, int maxQueued, int smallBatch) {
-        return new BatchGenerator(model, root, new GeneratorSettings(slots, maxQueued, 4096, 5, smallBatch),
+    /** -1: the engine decoder; otherwise the hybrid one with this many Java-attention rows. */
+    private BatchGenerator generatorWithDecoder(int slots, int maxQueued, int javaAttentionRows) {
+        GeneratorSettings.Decoder decoder = javaAttentionRows < 0 ? GeneratorSettings.Decoder.ENGINE : GeneratorSettings.Decoder.HYBRID;
+        return new BatchGenerator(model, root, new GeneratorSettings(slots, maxQueued, 4096, 5, decoder, Math.max(0, javaAttentionRows)),
                 id -> new byte[] {(byte) ('a' + id % 26)}, TINY.vocab(), 1);
     }
 
     @Test
-    void smallBatchAndWholeBatchDecodingSampleTheSameTokens() {
+    void theHybridAndEngineDecodersSampleTheSameTokens() {
         // Six seeded, sampled (not greedy) requests through 6 slots: the batch shrinks from 6 rows,
-        // so with small-batch 3 the steps cross from whole-batch engine ops to the small-batch decoder.
+        // so with 3 Java-attention rows the hybrid steps cross from engine attention to Java attention.
         SamplingParams sampled = new SamplingParams(0.9, 0.95, 40, 1, List.of(), null);
         Map<Integer, Map<Long, Generation>> bySetting = new HashMap<>();
-        for (int smallBatch : new int[] {0, 3, 6}) {
+        for (int javaAttentionRows : new int[] {-1, 3, 6}) {
             Map<Long, Generation> results = new HashMap<>();
-            try (BatchGenerator g = generator(6, 16, smallBatch)) {
+            try (BatchGenerator g = generatorWithDecoder(6, 16, javaAttentionRows)) {
                 for (long id = 0; id < 6; id++) {
                     int[] prompt = {1 + (int) id, 7, 3, 9};
                     g.submit(new GenerationRequest(id, prompt, sampled.withMaxTokens(10 + 6 * (int) id).withSeed(100 + id), null));
                 }
                 while (g.hasWork()) for (Generation done : g.step()) results.put(done.id(), done);
             }
-            bySetting.put(smallBatch, results);
+            bySetting.put(javaAttentionRows, results);
         }
         for (long id = 0; id < 6; id++) {
-            int[] engine = bySetting.get(0).get(id).tokens();
+            int[] engine = bySetting.get(-1).get(id).tokens();
             assertEquals(10 + 6 * (int) id, engine.length, "request " + id);
-            assertArrayEquals(engine, bySetting.get(3).get(id).tokens(), "small-batch 3, request " + id);
-            assertArrayEquals(engine, bySetting.get(6).get(id).tokens(), "small-batch 6, request " + id);
-            float[] a = bySetting.get(0).get(id).logprobs();
+            assertArrayEquals(engine, bySetting.get(3).get(id).tokens(), "hybrid, 3 Java-attention rows, request " + id);
+            assertArrayEquals(engine, bySetting.get(6).get(id).tokens(), "hybrid, 6 Java-attention rows, request " + id);
+            float[] a = bySetting.get(-1).get(id).logprobs();
             float[] b = bySetting.get(6).get(id).logprobs();
             for (int t = 0; t < a.length; t++) assertEquals(a[t], b[t], 1e-4f, "log-prob " + t + " of request " + id);
         }

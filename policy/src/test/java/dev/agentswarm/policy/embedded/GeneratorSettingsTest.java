@@ -12,16 +12,25 @@ class GeneratorSettingsTest {
     @Test
     void theShippedConfigAndTheCodeDefaultAgree() {
         GeneratorSettings fromConfig = GeneratorSettings.fromConfig(ConfigFactory.load());
-        assertEquals(GeneratorSettings.DEFAULT_SMALL_BATCH, fromConfig.smallBatch());
+        assertEquals(GeneratorSettings.Decoder.HYBRID, fromConfig.decoder());
+        assertEquals(GeneratorSettings.DEFAULT_JAVA_ATTENTION_ROWS, fromConfig.javaAttentionRows());
         assertEquals(new GeneratorSettings(fromConfig.slots(), fromConfig.maxQueued(), fromConfig.maxPrefillTokens(),
                 fromConfig.seed()), fromConfig);
     }
 
     @Test
-    void aNegativeSmallBatchIsRefusedByName() {
+    void aNegativeJavaAttentionRowsIsRefusedByName() {
         var e = assertThrows(IllegalArgumentException.class,
                 () -> GeneratorSettings.fromConfig(ConfigFactory.parseString(
-                        GeneratorSettings.CONFIG_PATH + ".small-batch = -1").withFallback(ConfigFactory.load())));
-        assertTrue(e.getMessage().contains("small-batch"), e.getMessage());
+                        GeneratorSettings.CONFIG_PATH + ".java-attention-rows = -1").withFallback(ConfigFactory.load())));
+        assertTrue(e.getMessage().contains("java-attention-rows"), e.getMessage());
+    }
+
+    @Test
+    void anUnknownDecoderIsRefusedWithTheChoices() {
+        var e = assertThrows(IllegalArgumentException.class,
+                () -> GeneratorSettings.fromConfig(ConfigFactory.parseString(
+                        GeneratorSettings.CONFIG_PATH + ".decoder = fast").withFallback(ConfigFactory.load())));
+        assertTrue(e.getMessage().contains("hybrid or engine") && e.getMessage().contains("fast"), e.getMessage());
     }
 }

@@ -40,16 +40,22 @@ class CausalLmTest {
         root.close();
     }
 
-    /** One decode step through one of the two paths, as row-major logits. */
+    /**
+     * One decode step through one of the paths, as row-major logits: {@code hybrid[0]} attends in
+     * Java, {@code hybrid[1]} with engine ops.
+     */
     private interface DecodePath {
-        float[][] step(NDManager step, int[] tokens, int[] positions, KvCache cache, SmallBatchDecoder small);
+        float[][] step(NDManager step, int[] tokens, int[] positions, KvCache cache, HybridDecoder[] hybrid);
     }
 
-    private final DecodePath enginePath = (step, tokens, positions, cache, small) ->
+    private final DecodePath enginePath = (step, tokens, positions, cache, hybrid) ->
             rows(model.decode(ps, step, tokens, positions, cache));
 
-    private final DecodePath smallBatchPath = (step, tokens, positions, cache, small) ->
-            split(small.step(tokens, positions), tokens.length);
+    private final DecodePath hybridJavaAttention = (step, tokens, positions, cache, hybrid) ->
+            split(hybrid[0].step(tokens, positions), tokens.length);
+
+    private final DecodePath hybridEngineAttention = (step, tokens, positions, cache, hybrid) ->
+            split(hybrid[1].step(tokens, positions), tokens.length);
 
     @Test
     void kvCacheDecodingGivesTheLogitsOfAFullPass() {
@@ -57,13 +63,19 @@ class CausalLmTest {
     }
 
     @Test
-    void smallBatchDecodingGivesTheLogitsOfAFullPass() {
-        decodeAgainstFullPass(s -> smallBatchPath);
+    void hybridDecodingWithJavaAttentionGivesTheLogitsOfAFullPass() {
+        decodeAgainstFullPass(s -> hybridJavaAttention);
     }
 
     @Test
-    void theTwoDecodePathsTakeTurnsOnOneCache() {
-        decodeAgainstFullPass(s -> s % 3 == 0 ? enginePath : smallBatchPath);
+    void hybridDecodingWithEngineAttentionGivesTheLogitsOfAFullPass() {
+        decodeAgainstFullPass(s -> hybridEngineAttention);
+    }
+
+    @Test
+    void theDecodePathsTakeTurnsOnOneCache() {
+        DecodePath[] turns = {enginePath, hybridJavaAttention, hybridEngineAttention};
+        decodeAgainstFullPass(s -> turns[s % 3]);
     }
 
     /**
@@ -75,7 +87,9 @@ class CausalLmTest {
         int[][] seqs = {randomTokens(1, 40), randomTokens(2, 40), randomTokens(3, 40)};
         int[] prompt = {5, 12, 1};
         try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 4, 64);
-             SmallBatchDecoder small = new SmallBatchDecoder(model, cache, step, 4)) {
+             HybridDecoder javaAttention = new HybridDecoder(model, cache, step, 4, 4);
+             HybridDecoder engineAttention = new HybridDecoder(model, cache, step, 4, 0)) {
+            HybridDecoder[] hybrid = {javaAttention, engineAttention};
             float[][][] full = new float[3][][];
             for (int r = 0; r < 3; r++) full[r] = fullLogits(step, seqs[r]);
             long[] padded = new long[3 * 12];
@@ -87,21 +101,21 @@ class CausalLmTest {
             for (; s < 20; s++) {
                 int[] tokens = new int[3];
                 for (int r = 0; r < 3; r++) tokens[r] = seqs[r][pos[r]];
-                float[][] logits = pathAtStep.apply(s).step(step, tokens, pos, cache, small);
+                float[][] logits = pathAtStep.apply(s).step(step, tokens, pos, cache, hybrid);
                 for (int r = 0; r < 3; r++) assertClose(full[r][pos[r]], logits[r], "step " + s + " row " + r + " at " + pos[r]);
                 for (int r = 0; r < 3; r++) pos[r]++;
             }
             // Row 1 finishes: row 2 moves into its slot and goes on from where it was.
             cache.moveSlot(2, 1);
             int[] at = {pos[0], pos[2]};
-            float[][] logits = pathAtStep.apply(s++).step(step, new int[] {seqs[0][at[0]], seqs[2][at[1]]}, at, cache, small);
+            float[][] logits = pathAtStep.apply(s++).step(step, new int[] {seqs[0][at[0]], seqs[2][at[1]]}, at, cache, hybrid);
             assertClose(full[0][at[0]], logits[0], "row 0 after the move");
             assertClose(full[2][at[1]], logits[1], "moved row");
             // Slot 1 takes a copy of row 0's history: two rows at one position, nothing masked.
             cache.moveSlot(0, 1);
             for (int t = 0; t < 8; t++) {
                 int p = at[0] + 1 + t;
-                float[][] both = pathAtStep.apply(s++).step(step, new int[] {seqs[0][p], seqs[0][p]}, new int[] {p, p}, cache, small);
+                float[][] both = pathAtStep.apply(s++).step(step, new int[] {seqs[0][p], seqs[0][p]}, new int[] {p, p}, cache, hybrid);
                 assertClose(full[0][p], both[0], "aligned row 0 at " + p);
                 assertClose(full[0][p], both[1], "aligned row 1 at " + p);
             }
@@ -159,32 +173,41 @@ class CausalLmTest {
 
     @Test
     void decodingStepsLeaveNoArraysBehind() {
-        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 2, 32)) {
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 2, 32);
+             HybridDecoder javaAttention = new HybridDecoder(model, cache, step, 2, 2);
+             HybridDecoder engineAttention = new HybridDecoder(model, cache, step, 2, 0)) {
             int before = ((BaseNDManager) root).getManagedArrays().size();
+            int beforeHere = ((BaseNDManager) step).getManagedArrays().size();
             for (int s = 0; s < 10; s++) {
                 try (NDManager one = step.newSubManager()) {
                     model.decode(ps, one, new int[] {1, 2}, new int[] {s, s}, cache);
                 }
             }
+            for (int s = 10; s < 20; s++) {
+                // Products attach to their weight's manager first: the decoder must move them to its step.
+                javaAttention.step(new int[] {1, 2}, new int[] {s, s});
+                engineAttention.step(new int[] {1, 2}, new int[] {s, s - 1});
+            }
+            assertEquals(beforeHere, ((BaseNDManager) step).getManagedArrays().size(), "arrays attached to the caller's manager");
             cache.moveSlot(1, 0);
             assertEquals(before, ((BaseNDManager) root).getManagedArrays().size(), "arrays attached to the model's manager");
         }
     }
 
     @Test
-    void theSmallBatchDecoderRefusesBadStepsWithoutTouchingTheCache() {
+    void theHybridDecoderRefusesBadStepsWithoutTouchingTheCache() {
         try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 2, 8);
-             SmallBatchDecoder small = new SmallBatchDecoder(model, cache, step, 4)) {
-            assertEquals(2, small.maxRows(), "never more rows than the cache has slots");
-            small.step(new int[] {4, 5}, new int[] {0, 0});
+             HybridDecoder hybrid = new HybridDecoder(model, cache, step, 4, 1)) {
+            assertEquals(2, hybrid.maxRows(), "never more rows than the cache has slots");
+            hybrid.step(new int[] {4, 5}, new int[] {0, 0});
             float[] before = cacheContents(cache);
-            var tooMany = assertThrows(IllegalArgumentException.class, () -> small.step(new int[] {1, 2, 3}, new int[] {0, 0, 0}));
+            var tooMany = assertThrows(IllegalArgumentException.class, () -> hybrid.step(new int[] {1, 2, 3}, new int[] {0, 0, 0}));
             assertTrue(tooMany.getMessage().contains("outside 1..2"), tooMany.getMessage());
-            var past = assertThrows(IllegalArgumentException.class, () -> small.step(new int[] {1}, new int[] {8}));
+            var past = assertThrows(IllegalArgumentException.class, () -> hybrid.step(new int[] {1}, new int[] {8}));
             assertTrue(past.getMessage().contains("cache length 8"), past.getMessage());
-            var token = assertThrows(IllegalArgumentException.class, () -> small.step(new int[] {TINY.vocab()}, new int[] {0}));
+            var token = assertThrows(IllegalArgumentException.class, () -> hybrid.step(new int[] {TINY.vocab()}, new int[] {0}));
             assertTrue(token.getMessage().contains("outside the vocabulary"), token.getMessage());
-            var late = assertThrows(IllegalArgumentException.class, () -> small.step(new int[] {1, 2}, new int[] {1, 9}));
+            var late = assertThrows(IllegalArgumentException.class, () -> hybrid.step(new int[] {1, 2}, new int[] {1, 9}));
             assertTrue(late.getMessage().contains("position 9"), late.getMessage());
             assertArrayEquals(before, cacheContents(cache), "a refused step writes nothing");
         }
