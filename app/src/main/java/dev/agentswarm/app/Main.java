@@ -2,6 +2,7 @@ package dev.agentswarm.app;
 
 import dev.agentswarm.app.cli.BenchCommand;
 import dev.agentswarm.app.cli.DemoCommand;
+import dev.agentswarm.app.cli.EvalCommand;
 import dev.agentswarm.app.cli.ReplayCommand;
 import dev.agentswarm.app.cli.RunCommand;
 import dev.agentswarm.app.cli.SftCommand;
@@ -12,7 +13,7 @@ import picocli.CommandLine.Command;
 /** The {@code swarm} command line. */
 @Command(name = "swarm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "Actor runtime for swarms of tool-using LLM agents that learn.",
-        subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
+        subcommands = {DemoCommand.class, RunCommand.class, EvalCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
                 VersionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

@@ -2,6 +2,7 @@ package dev.agentswarm.testkit;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.environment.TaskEnvironments;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
@@ -65,6 +66,14 @@ public final class EpisodeHarness implements AutoCloseable {
     /** A harness on a test kit the test manages. */
     public static EpisodeHarness on(ActorTestKit kit, Policy policy, ToolRegistry tools) {
         return new EpisodeHarness(kit, false, new EpisodeServices(policy, tools));
+    }
+
+    /**
+     * A harness whose node also offers task environments (suites): episodes of their tasks get their
+     * tools' state and are scored.
+     */
+    public static EpisodeHarness on(ActorTestKit kit, Policy policy, ToolRegistry tools, TaskEnvironments environments) {
+        return new EpisodeHarness(kit, false, new EpisodeServices(policy, tools, environments));
     }
 
     /** The configured episode settings with every tool of this harness; adjust with its {@code with…} methods. */

@@ -1,6 +1,7 @@
 package dev.agentswarm.workers;
 
 import dev.agentswarm.core.context.CompressedContext;
+import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.format.ParsedCompletion;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.Completion;
@@ -8,6 +9,7 @@ import dev.agentswarm.core.protocol.CompletionRequest;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.EpisodeStats;
 import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.StopReason;
@@ -29,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
@@ -67,6 +70,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private final EpisodeSetup setup;
     private final Policy policy;
     private final ActorRef<Trajectory> replyTo;
+    /** The task's suite environment (its tools' state and its reward), or null; closed when the episode ends. */
+    private TaskEnvironment environment;
     private final long startNanos = System.nanoTime();
 
     private final List<Message> prompt;
@@ -95,20 +100,23 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     public static Behavior<Command> create(RunEpisode request, EpisodeServices services, ActorRef<Trajectory> replyTo) {
         return Behaviors.setup(ctx -> {
             EpisodeSetup setup;
+            TaskEnvironment environment;
             try {
                 setup = services.setupFor(request.spec());
+                environment = services.environments().open(request.task(), request.episodeId()).orElse(null);
             } catch (IllegalArgumentException e) {
                 replyTo.tell(Trajectory.notRun(request.episodeId(), request.groupId(), request.task().id(),
                         StopReason.INVALID_REQUEST, e.getMessage()));
                 return Behaviors.stopped();
             }
-            return new EpisodeActor(ctx, request, setup, services.policy(), replyTo).askPolicy();
+            return new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo).askPolicy();
         });
     }
 
-    private EpisodeActor(ActorContext<Command> context, RunEpisode request,
-                         EpisodeSetup setup, Policy policy, ActorRef<Trajectory> replyTo) {
+    private EpisodeActor(ActorContext<Command> context, RunEpisode request, EpisodeSetup setup, Policy policy,
+                         TaskEnvironment environment, ActorRef<Trajectory> replyTo) {
         super(context);
+        this.environment = environment;
         this.request = request;
         this.spec = request.spec();
         this.setup = setup;
@@ -131,6 +139,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 .onMessage(ToolsDone.class, this::onToolsDone)
                 .onMessageEquals(DeadlineReached.INSTANCE, () -> finish(StopReason.DEADLINE, null, null))
                 .onMessage(Cancel.class, c -> finish(StopReason.CANCELLED, null, "cancelled: " + c.reason()))
+                .onSignal(PostStop.class, stop -> {
+                    closeEnvironment(); // a crash still releases the episode's database or index
+                    return this;
+                })
                 .build();
     }
 
@@ -298,9 +310,35 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
         EpisodeStats stats = new EpisodeStats(policyTurns, toolCalls, toolSuccesses, formatErrors, promptTokens,
                 completionTokens, System.nanoTime() - startNanos);
-        replyTo.tell(new Trajectory(request.episodeId(), request.groupId(), request.task().id(), prompt, turns, answer,
-                reason, error, stats, null));
+        Trajectory done = new Trajectory(request.episodeId(), request.groupId(), request.task().id(), prompt, turns, answer,
+                reason, error, stats, null);
+        replyTo.tell(scored(done));
         return Behaviors.stopped();
+    }
+
+    /** The trajectory with its suite's reward; a failing scorer is reported in the trajectory, never lost. */
+    private Trajectory scored(Trajectory t) {
+        if (environment == null) return t;
+        try {
+            return t.withReward(environment.score(t));
+        } catch (RuntimeException e) {
+            getContext().getLog().warn("episode {}: scoring failed", request.episodeId(), e);
+            String why = "reward failed: " + describe(e);
+            return new Trajectory(t.episodeId(), t.groupId(), t.taskId(), t.prompt(), t.turns(), t.finalAnswer(),
+                    t.stopReason(), t.error() == null ? why : t.error() + "; " + why, t.stats(), RewardBreakdown.NONE);
+        } finally {
+            closeEnvironment();
+        }
+    }
+
+    private void closeEnvironment() {
+        if (environment == null) return;
+        try {
+            environment.close();
+        } catch (RuntimeException e) {
+            getContext().getLog().warn("episode {}: closing its environment failed", request.episodeId(), e);
+        }
+        environment = null;
     }
 
     private Timing timingSince(long since) {

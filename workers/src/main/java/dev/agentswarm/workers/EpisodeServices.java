@@ -1,5 +1,6 @@
 package dev.agentswarm.workers;
 
+import dev.agentswarm.core.environment.TaskEnvironments;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.SamplingParams;
@@ -24,6 +25,7 @@ public final class EpisodeServices {
 
     private final Policy policy;
     private final ToolRegistry tools;
+    private final TaskEnvironments environments;
     private final Map<SetupKey, EpisodeSetup> setups = new ConcurrentHashMap<>();
     /** The last spec seen and its setup: in-process requesters reuse one spec object for many episodes. */
     private volatile LastSetup last;
@@ -31,10 +33,21 @@ public final class EpisodeServices {
     private record LastSetup(EpisodeSpec spec, EpisodeSetup setup) {}
 
     public EpisodeServices(Policy policy, ToolRegistry tools) {
+        this(policy, tools, TaskEnvironments.NONE);
+    }
+
+    /** With the node's suites: episodes of their tasks get their environment (tool state, reward). */
+    public EpisodeServices(Policy policy, ToolRegistry tools, TaskEnvironments environments) {
         if (policy == null) throw new IllegalArgumentException("a node needs a policy");
         if (tools == null) throw new IllegalArgumentException("a node needs a tool registry (it may be empty)");
+        if (environments == null) throw new IllegalArgumentException("a node needs task environments (TaskEnvironments.NONE for none)");
         this.policy = policy;
         this.tools = tools;
+        this.environments = environments;
+    }
+
+    public TaskEnvironments environments() {
+        return environments;
     }
 
     public Policy policy() {

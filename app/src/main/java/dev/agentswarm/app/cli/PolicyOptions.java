@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
 public final class PolicyOptions {
 
     @Option(names = "--policy", paramLabel = "KIND",
-            description = "embedded: the in-process DJL model (agentswarm.policy.embedded; see --weights, --tokenizer, --preset).")
+            description = "embedded: the in-process DJL model (agentswarm.policy.embedded; see --weights, --tokenizer, --preset);"
+                    + " oracle (swarm eval only): the suite's own solver.")
     String kind;
 
     @Option(names = "--weights", paramLabel = "FILE", description = "Embedded policy: safetensors weights (e.g. from swarm sft).")
@@ -33,12 +34,17 @@ public final class PolicyOptions {
 
     /** True when the embedded model serves: it needs the node's actor system, see {@link #embeddedConfig}. */
     public boolean embedded() {
-        if (kind == null) return false;
-        if (!kind.equals("embedded")) throw new IllegalArgumentException("unknown --policy " + kind + " (known: embedded)");
+        if (kind == null || oracle()) return false;
+        if (!kind.equals("embedded")) throw new IllegalArgumentException("unknown --policy " + kind + " (known: embedded, oracle)");
         if (script != null || endpoint != null) {
             throw new IllegalArgumentException("--policy embedded cannot be combined with --endpoint or --script");
         }
         return true;
+    }
+
+    /** True for {@code --policy oracle}: the suite's solver, which only {@code swarm eval} can offer. */
+    public boolean oracle() {
+        return "oracle".equals(kind);
     }
 
     /** The configuration with the embedded-policy options applied. */
@@ -64,6 +70,7 @@ public final class PolicyOptions {
     Path script;
 
     public Policy create(Config config) {
+        if (oracle()) throw new IllegalArgumentException("--policy oracle needs a suite: it is offered by swarm eval only");
         if (script != null && endpoint != null) {
             throw new IllegalArgumentException("give either --endpoint or --script, not both");
         }

@@ -1,5 +1,6 @@
 package dev.agentswarm.core.format;
 
+import dev.agentswarm.core.protocol.ToolCall;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -283,6 +284,19 @@ final class FormatSupport {
     }
 
     /** Caps the list of errors; the rest is summarized so the model still knows there were more. */
+    /** Checks that a completion to write is calls or an answer, not both or neither. */
+    static void requireCallsOrAnswer(List<ToolCall> calls, String answer) {
+        boolean hasCalls = calls != null && !calls.isEmpty();
+        if (hasCalls == (answer != null)) {
+            throw new IllegalArgumentException("a completion to write has tool calls or a final answer, not both or neither");
+        }
+    }
+
+    /** {@code <think>thought</think>} and a blank line, or nothing for an empty thought. */
+    static String thinkBlock(String thought) {
+        return thought == null || thought.isBlank() ? "" : "<think>\n" + thought.strip() + "\n</think>\n\n";
+    }
+
     static List<String> capErrors(List<String> errors) {
         if (errors.size() <= MAX_ERRORS) return errors;
         List<String> capped = new ArrayList<>(errors.subList(0, MAX_ERRORS));

@@ -224,4 +224,18 @@ public final class HermesFormat implements ToolCallFormat {
                 + "\nwith a JSON object as \"arguments\". To finish, write the final answer as plain text without "
                 + OPEN + " tags.");
     }
+
+    @Override
+    public Completion write(String thought, List<ToolCall> calls, String answer) {
+        FormatSupport.requireCallsOrAnswer(calls, answer);
+        StringBuilder sb = new StringBuilder(FormatSupport.thinkBlock(thought));
+        if (answer != null) return Completion.ofText(sb.append(answer).toString(), 0, 0);
+        for (int i = 0; i < calls.size(); i++) {
+            ObjectNode call = Json.object();
+            call.put("name", calls.get(i).name());
+            call.set("arguments", calls.get(i).arguments());
+            sb.append(i == 0 ? "" : "\n").append(OPEN).append('\n').append(Json.write(call)).append('\n').append(CLOSE);
+        }
+        return Completion.ofText(sb.toString(), 0, 0);
+    }
 }

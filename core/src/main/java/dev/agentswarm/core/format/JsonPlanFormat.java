@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.FinishReason;
 import dev.agentswarm.core.protocol.Message;
@@ -315,5 +316,12 @@ public final class JsonPlanFormat implements ToolCallFormat {
     public Message formatFeedback(List<String> errors) {
         return Message.user("Your plan could not be used:\n" + FormatSupport.bullets(errors)
                 + "\nAnswer again with your reasoning inside <think></think>, then exactly one JSON object:\n" + PLAN_SHAPE);
+    }
+
+    @Override
+    public Completion write(String thought, List<ToolCall> calls, String answer) {
+        FormatSupport.requireCallsOrAnswer(calls, answer);
+        if (answer == null) throw new IllegalArgumentException("a plan has no tool calls: the plan is the answer");
+        return Completion.ofText(FormatSupport.thinkBlock(thought) + answer, 0, 0);
     }
 }

@@ -1,5 +1,6 @@
 package dev.agentswarm.core.format;
 
+import dev.agentswarm.core.protocol.FinishReason;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.ToolCall;
@@ -113,5 +114,13 @@ public final class OpenAiToolCallsFormat implements ToolCallFormat {
         return Message.user("Your last message could not be used:\n" + FormatSupport.bullets(errors)
                 + "\nCall a function through the tools interface with its exact name and a JSON object of arguments "
                 + "(for example {\"city\": \"Paris\"}), or answer in plain text when you are done.");
+    }
+
+    @Override
+    public Completion write(String thought, List<ToolCall> calls, String answer) {
+        FormatSupport.requireCallsOrAnswer(calls, answer);
+        if (answer != null) return Completion.ofText(answer, 0, 0);
+        // Arguments travel as a JSON string on the wire; this is the decoded form parse() also accepts.
+        return new Completion(thought == null ? "" : thought.strip(), calls, null, null, FinishReason.TOOL_CALLS, 0, 0, 0);
     }
 }

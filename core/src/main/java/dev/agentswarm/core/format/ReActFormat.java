@@ -344,4 +344,14 @@ public final class ReActFormat implements ToolCallFormat {
         return Message.user("Your last message could not be used:\n" + FormatSupport.bullets(errors)
                 + "\nUse exactly this format:\n" + FORMAT_LINES);
     }
+
+    @Override
+    public Completion write(String thought, List<ToolCall> calls, String answer) {
+        FormatSupport.requireCallsOrAnswer(calls, answer);
+        String think = "Thought: " + (thought == null || thought.isBlank() ? "I know what to do next." : thought.strip().replace('\n', ' '));
+        if (answer != null) return Completion.ofText(think + "\nFinal Answer: " + answer, 0, 0);
+        if (calls.size() > 1) throw new IllegalArgumentException("ReAct makes one call per turn, got " + calls.size());
+        ToolCall call = calls.get(0);
+        return Completion.ofText(think + "\nAction: " + call.name() + "\nAction Input: " + Json.write(call.arguments()), 0, 0);
+    }
 }

@@ -2,6 +2,7 @@ package dev.agentswarm.core.format;
 
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.ToolResult;
 import dev.agentswarm.core.protocol.ToolSpec;
 import java.util.List;
@@ -43,4 +44,12 @@ public interface ToolCallFormat {
 
     /** The message that tells the model why its output could not be used, so it can correct itself. */
     Message formatFeedback(List<String> errors);
+
+    /**
+     * The completion a model that follows this format writes for a thought and either tool calls or a
+     * final answer (exactly one of the two): what oracles render demonstrations with. {@link #parse}
+     * gives the calls or the answer back. Throws {@link IllegalArgumentException} for what the format
+     * cannot express (several calls in one ReAct turn, a call in a plan).
+     */
+    Completion write(String thought, List<ToolCall> calls, String answer);
 }

@@ -1,0 +1,155 @@
+package dev.agentswarm.app.cli;
+
+import com.typesafe.config.Config;
+import dev.agentswarm.app.BatchRunner;
+import dev.agentswarm.app.EpisodeRuns;
+import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.tool.Tool;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.environments.Noise;
+import dev.agentswarm.environments.OraclePolicy;
+import dev.agentswarm.environments.Split;
+import dev.agentswarm.environments.Suite;
+import dev.agentswarm.environments.SuiteCatalog;
+import dev.agentswarm.environments.Suites;
+import dev.agentswarm.environments.eval.EvalReport;
+import dev.agentswarm.workers.EmbeddedPolicy;
+import dev.agentswarm.workers.EpisodeServices;
+import java.io.BufferedWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "eval", mixinStandardHelpOptions = true,
+        description = {"Run a suite's tasks through the episode loop and print the seeds' evaluation tables:",
+                "every reward component by task category, pass@k and pass^k over --samples per task, tool success.",
+                "Writes trajectories.jsonl, eval.md and eval.json to the run folder.",
+                "  swarm eval --suite arithmetic --policy oracle",
+                "  swarm eval --suite plugins --split heldout --endpoint http://127.0.0.1:8000/v1 --model qwen3-8b --samples 4"})
+public final class EvalCommand implements Callable<Integer> {
+
+    @Option(names = "--suite", required = true, description = "Suite to evaluate: ${COMPLETION-CANDIDATES}.",
+            completionCandidates = SuiteNames.class)
+    String suite;
+
+    @Option(names = "--split", defaultValue = "heldout", description = "train or heldout (default ${DEFAULT-VALUE}).")
+    String split;
+
+    @Option(names = "--tasks", defaultValue = "50", description = "Tasks to draw from the split (default ${DEFAULT-VALUE}).")
+    int tasks;
+
+    @Option(names = "--samples", defaultValue = "1", description = "Episodes per task, for pass@k and pass^k (default ${DEFAULT-VALUE}).")
+    int samples;
+
+    @Option(names = "--inflight", defaultValue = "64", description = "Episodes running at once (default ${DEFAULT-VALUE}).")
+    int inflight;
+
+    @Option(names = "--noise", description = "Oracle policy: add the configured noise (agentswarm.environments.noise).")
+    boolean noise;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "Run folder (default runs/eval-<suite>-<time>).")
+    Path out;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "HOCON file overriding the defaults.")
+    Path config;
+
+    @Mixin
+    PolicyOptions policyOptions;
+
+    @Mixin
+    JsonOption json;
+
+    /** Suite names for the help text. */
+    static final class SuiteNames extends ArrayList<String> {
+        SuiteNames() {
+            super(SuiteCatalog.known());
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        if (tasks < 1 || samples < 1 || inflight < 1) throw new IllegalArgumentException("--tasks, --samples and --inflight must be >= 1");
+        Config cfg = SwarmNode.loadConfig(config);
+        Suite s = SuiteCatalog.one(cfg, suite);
+        Split which = Split.parse(split);
+        List<Task> drawn = s.tasks(which, tasks);
+        if (drawn.isEmpty()) throw new IllegalArgumentException("suite " + suite + " has no " + which.label() + " tasks");
+        EpisodeSpec spec = s.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
+
+        Map<String, Task> byEpisode = new HashMap<>();
+        List<BatchRunner.Job> jobs = new ArrayList<>();
+        for (Task t : drawn) {
+            for (int k = 0; k < samples; k++) {
+                String episode = t.id() + "#" + k;
+                byEpisode.put(episode, t);
+                jobs.add(new BatchRunner.Job(episode, t.id(), t, spec));
+            }
+        }
+        Suites suites = new Suites(List.of(s));
+        ToolRegistry tools = nodeTools(suites);
+        boolean embedded = policyOptions.embedded();
+        if (embedded) cfg = policyOptions.embeddedConfig(cfg);
+        Noise oracleNoise = noise ? Noise.fromConfig(cfg.getConfig(SuiteCatalog.CONFIG_PATH + ".noise")) : Noise.NONE;
+        Policy given = policyOptions.oracle() ? new OraclePolicy(s, spec.format(), byEpisode::get, oracleNoise)
+                : embedded ? null : policyOptions.create(cfg);
+        String policyName = given != null ? given.describe() : "embedded";
+
+        Path dir = out != null ? out : Path.of("runs", "eval-" + suite + "-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Files.createDirectories(dir);
+        List<Trajectory> results;
+        Config nodeConfig = cfg;
+        try (BufferedWriter log = Files.newBufferedWriter(dir.resolve("trajectories.jsonl"), StandardCharsets.UTF_8);
+             SwarmNode node = SwarmNode.start(cfg, system -> new EpisodeServices(
+                     given != null ? given : EmbeddedPolicy.spawn(system, nodeConfig), tools, suites), null)) {
+            results = EpisodeRuns.runAll(node, jobs, inflight, t -> {
+                try {
+                    log.write(Json.write(t));
+                    log.newLine();
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+        }
+        List<EvalReport.Episode> episodes = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) episodes.add(new EvalReport.Episode(jobs.get(i).task(), results.get(i)));
+        EvalReport report = new EvalReport(suite, which.label(), policyName, s.reportColumns(), s.categoryKey(), episodes);
+        String markdown = report.toMarkdown();
+        Files.writeString(dir.resolve("eval.md"), markdown);
+        Map<String, Object> figures = new LinkedHashMap<>(report.toMap());
+        figures.put("run_dir", dir.toString());
+        Files.writeString(dir.resolve("eval.json"), Json.write(figures));
+
+        Report r = new Report();
+        for (String line : markdown.split("\n")) r.line(line);
+        r.line("written to " + dir + " (trajectories.jsonl, eval.md, eval.json)");
+        figures.forEach(r::put);
+        r.print(json.json);
+        return 0;
+    }
+
+    /** The command line's own tools, then each suite tool whose name they do not already offer. */
+    private static ToolRegistry nodeTools(Suites suites) {
+        ToolRegistry builtIn = EpisodeRuns.builtInTools();
+        List<Tool> all = new ArrayList<>();
+        for (String name : builtIn.names()) all.add(builtIn.find(name).orElseThrow());
+        for (Tool t : suites.tools()) if (builtIn.find(t.name()).isEmpty()) all.add(t);
+        return ToolRegistry.of(all);
+    }
+}

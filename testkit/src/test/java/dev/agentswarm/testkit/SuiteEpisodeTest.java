@@ -1,0 +1,104 @@
+package dev.agentswarm.testkit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.environment.TaskEnvironment;
+import dev.agentswarm.core.environment.TaskEnvironments;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.RewardBreakdown;
+import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.environments.Noise;
+import dev.agentswarm.environments.OraclePolicy;
+import dev.agentswarm.environments.Split;
+import dev.agentswarm.environments.Suite;
+import dev.agentswarm.environments.SuiteCatalog;
+import dev.agentswarm.environments.Suites;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Episodes of suite tasks through the real episode loop: their environment opens, scores and closes. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SuiteEpisodeTest {
+
+    private final ActorTestKit kit = ActorTestKit.create("suites", EpisodeHarness.TEST_CONFIG);
+
+    @AfterAll
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    @Test
+    void theOracleThroughTheEpisodeLoopPassesEveryArithmeticTask() {
+        Suite arithmetic = SuiteCatalog.one(ConfigFactory.load(), "arithmetic");
+        Suites suites = new Suites(List.of(arithmetic));
+        List<Task> tasks = arithmetic.tasks(Split.HELDOUT, 20);
+        EpisodeSpec spec = arithmetic.spec(EpisodeSpec.fromConfig(ConfigFactory.load().getConfig("agentswarm.episode")));
+        Map<String, Task> byEpisode = new HashMap<>();
+        List<String> ids = tasks.stream().map(t -> "e-" + t.id()).toList();
+        for (int i = 0; i < tasks.size(); i++) byEpisode.put(ids.get(i), tasks.get(i));
+        OraclePolicy oracle = new OraclePolicy(arithmetic, spec.format(), byEpisode::get, Noise.NONE);
+        EpisodeHarness h = EpisodeHarness.on(kit, oracle, ToolRegistry.of(suites.tools()), suites);
+        for (Trajectory t : h.runAll(ids, tasks, spec)) {
+            assertEquals(StopReason.FINAL_ANSWER, t.stopReason(), t.error());
+            assertNotNull(t.reward(), "scored on the node that ran it");
+            assertEquals(1.0, t.reward().components().get("pass"), t.taskId() + " answered " + t.finalAnswer());
+        }
+    }
+
+    @Test
+    void aTaskOfAnUnknownSuiteIsRefusedWithTheKnownOnes() {
+        Suites suites = new Suites(List.of(SuiteCatalog.one(ConfigFactory.load(), "arithmetic")));
+        EpisodeHarness h = EpisodeHarness.on(kit, ScriptedPolicy.replies("42"), ToolRegistry.of(suites.tools()), suites);
+        Trajectory t = h.run(new Task("t", "q", "42", Map.of(Task.SUITE, "chess")));
+        assertEquals(StopReason.INVALID_REQUEST, t.stopReason());
+        assertTrue(t.error().contains("chess") && t.error().contains("arithmetic"), t.error());
+    }
+
+    @Test
+    void aFailingScorerIsReportedAndTheEnvironmentStillCloses() {
+        AtomicInteger open = new AtomicInteger();
+        TaskEnvironments failing = (task, episode) -> {
+            open.incrementAndGet();
+            return Optional.of(new TaskEnvironment() {
+                @Override
+                public RewardBreakdown score(Trajectory trajectory) {
+                    throw new IllegalStateException("table hash unavailable");
+                }
+
+                @Override
+                public void close() {
+                    open.decrementAndGet();
+                }
+            });
+        };
+        EpisodeHarness h = EpisodeHarness.on(kit, ScriptedPolicy.replies("42"), ToolRegistry.of(), failing);
+        Trajectory t = h.run(new Task("t", "q", "42", Map.of(Task.SUITE, "any")));
+        assertEquals(StopReason.FINAL_ANSWER, t.stopReason(), "the episode's own result is kept");
+        assertEquals("42", t.finalAnswer());
+        assertTrue(t.error().contains("reward failed") && t.error().contains("table hash unavailable"), t.error());
+        assertEquals(RewardBreakdown.NONE, t.reward());
+        assertEquals(0, open.get(), "closed after scoring");
+    }
+
+    @Test
+    void tasksWithoutASuiteRunAsBeforeWithNoReward() {
+        EpisodeHarness h = EpisodeHarness.on(kit, ScriptedPolicy.replies("42"), ToolRegistry.of(), TaskEnvironments.NONE);
+        Trajectory t = h.run(Task.of("t", "q"));
+        assertEquals(StopReason.FINAL_ANSWER, t.stopReason());
+        assertNull(t.reward());
+    }
+}
