@@ -18,6 +18,7 @@ import dev.agentswarm.environments.Suite;
 import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.environments.Suites;
 import dev.agentswarm.environments.eval.EvalReport;
+import dev.agentswarm.learner.data.Conversation;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
 import java.io.BufferedWriter;
@@ -62,6 +63,10 @@ public final class EvalCommand implements Callable<Integer> {
 
     @Option(names = "--noise", description = "Oracle policy: add the configured noise (agentswarm.environments.noise).")
     boolean noise;
+
+    @Option(names = "--demonstrations", paramLabel = "FILE",
+            description = "Also write every passing episode's transcript as Hugging Face messages JSONL (for swarm sft).")
+    Path demonstrations;
 
     @Option(names = "--out", paramLabel = "DIR", description = "Run folder (default runs/eval-<suite>-<time>).")
     Path out;
@@ -130,6 +135,7 @@ public final class EvalCommand implements Callable<Integer> {
         List<EvalReport.Episode> episodes = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) episodes.add(new EvalReport.Episode(jobs.get(i).task(), results.get(i)));
         EvalReport report = new EvalReport(suite, which.label(), policyName, s.reportColumns(), s.categoryKey(), episodes);
+        int demos = demonstrations == null ? 0 : writeDemonstrations(episodes);
         String markdown = report.toMarkdown();
         Files.writeString(dir.resolve("eval.md"), markdown);
         Map<String, Object> figures = new LinkedHashMap<>(report.toMap());
@@ -139,9 +145,28 @@ public final class EvalCommand implements Callable<Integer> {
         Report r = new Report();
         for (String line : markdown.split("\n")) r.line(line);
         r.line("written to " + dir + " (trajectories.jsonl, eval.md, eval.json)");
+        if (demonstrations != null) {
+            r.line(demos + " demonstrations (passing episodes) written to " + demonstrations);
+            figures.put("demonstrations", demos);
+        }
         figures.forEach(r::put);
         r.print(json.json);
         return 0;
+    }
+
+    /** Passing episodes' transcripts, one {"messages": […]} line each; returns how many. */
+    private int writeDemonstrations(List<EvalReport.Episode> episodes) throws java.io.IOException {
+        if (demonstrations.getParent() != null) Files.createDirectories(demonstrations.getParent());
+        int n = 0;
+        try (BufferedWriter w = Files.newBufferedWriter(demonstrations, StandardCharsets.UTF_8)) {
+            for (EvalReport.Episode e : episodes) {
+                if (!EvalReport.passed(e)) continue;
+                w.write(Json.write(new Conversation(e.trajectory().transcript(), List.of()).toHuggingFace()));
+                w.newLine();
+                n++;
+            }
+        }
+        return n;
     }
 
     /** The command line's own tools, then each suite tool whose name they do not already offer. */

@@ -38,4 +38,15 @@ public record Trajectory(String episodeId, String groupId, String taskId, List<M
     public List<Turn> assistantTurns() {
         return turns.stream().filter(Turn::isAssistant).toList();
     }
+
+    /**
+     * The conversation exactly as the policy read and wrote it: the prompt, then every turn's text
+     * under its role (completions raw, in the episode's format; observations as fed back). A
+     * successful episode's transcript is a demonstration for SFT in that format.
+     */
+    public List<Message> transcript() {
+        List<Message> out = new java.util.ArrayList<>(prompt);
+        for (Turn t : turns) out.add(new Message(t.role(), t.text(), null, null, null));
+        return out;
+    }
 }

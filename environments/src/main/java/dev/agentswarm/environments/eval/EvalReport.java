@@ -87,7 +87,7 @@ public final class EvalReport {
     }
 
     /** An episode passes when its suite's {@code pass} component is 1 (no reward: it did not). */
-    static boolean passed(Episode e) {
+    public static boolean passed(Episode e) {
         RewardBreakdown r = e.trajectory().reward();
         return r != null && r.components().getOrDefault("pass", 0.0) >= 1.0;
     }
