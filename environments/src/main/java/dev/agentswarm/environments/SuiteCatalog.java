@@ -3,6 +3,7 @@ package dev.agentswarm.environments;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import dev.agentswarm.environments.arithmetic.ArithmeticSuite;
+import dev.agentswarm.environments.plugins.PluginSuite;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -22,6 +23,7 @@ public final class SuiteCatalog {
 
     static {
         FACTORIES.put(ArithmeticSuite.NAME, ArithmeticSuite::fromConfig);
+        FACTORIES.put(PluginSuite.NAME, PluginSuite::fromConfig);
 
     }
 

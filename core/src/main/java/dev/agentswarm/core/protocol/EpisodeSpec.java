@@ -70,6 +70,10 @@ public record EpisodeSpec(String systemPrompt, String format, List<String> tools
                 newDeadlineMillis, newToolTimeoutMillis, maxToolResultChars, sampling);
     }
 
+    public EpisodeSpec withMaxTurns(int newMaxTurns) {
+        return withLimits(newMaxTurns, tokenBudget, contextBudget, deadlineMillis, toolTimeoutMillis);
+    }
+
     public EpisodeSpec withSampling(SamplingParams s) {
         return new EpisodeSpec(systemPrompt, format, tools, toolChoice, maxTurns, tokenBudget, contextBudget,
                 deadlineMillis, toolTimeoutMillis, maxToolResultChars, s);

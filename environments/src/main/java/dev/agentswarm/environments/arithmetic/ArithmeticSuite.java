@@ -80,8 +80,7 @@ public final class ArithmeticSuite implements Suite {
                 .withTools(List.of(CalculatorTool.NAME))
                 .withSystemPrompt("You solve arithmetic problems exactly. Do not compute in your head: call the calculator,"
                         + " then answer with the number alone.")
-                .withLimits(maxTurns, defaults.tokenBudget(), defaults.contextBudget(), defaults.deadlineMillis(),
-                        defaults.toolTimeoutMillis());
+                .withMaxTurns(maxTurns);
     }
 
     @Override
