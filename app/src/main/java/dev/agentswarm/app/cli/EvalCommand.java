@@ -120,6 +120,7 @@ public final class EvalCommand implements Callable<Integer> {
         Files.createDirectories(dir);
         List<Trajectory> results;
         Config nodeConfig = cfg;
+        long started = System.nanoTime();
         try (BufferedWriter log = Files.newBufferedWriter(dir.resolve("trajectories.jsonl"), StandardCharsets.UTF_8);
              SwarmNode node = SwarmNode.start(cfg, system -> new EpisodeServices(
                      given != null ? given : EmbeddedPolicy.spawn(system, nodeConfig), tools, suites), null)) {
@@ -132,6 +133,7 @@ public final class EvalCommand implements Callable<Integer> {
                 }
             });
         }
+        double seconds = (System.nanoTime() - started) / 1e9;
         List<EvalReport.Episode> episodes = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) episodes.add(new EvalReport.Episode(jobs.get(i).task(), results.get(i)));
         EvalReport report = new EvalReport(suite, which.label(), policyName, s.reportColumns(), s.categoryKey(), episodes);
@@ -139,11 +141,15 @@ public final class EvalCommand implements Callable<Integer> {
         String markdown = report.toMarkdown();
         Files.writeString(dir.resolve("eval.md"), markdown);
         Map<String, Object> figures = new LinkedHashMap<>(report.toMap());
+        figures.put("wall_s", Report.round(seconds, 2));
+        figures.put("episodes_per_s", Report.round(jobs.size() / seconds, 1));
         figures.put("run_dir", dir.toString());
         Files.writeString(dir.resolve("eval.json"), Json.write(figures));
 
         Report r = new Report();
         for (String line : markdown.split("\n")) r.line(line);
+        r.line(String.format("%d episodes in %.1f s (%.0f episodes/s, node start included)", jobs.size(), seconds,
+                jobs.size() / seconds));
         r.line("written to " + dir + " (trajectories.jsonl, eval.md, eval.json)");
         if (demonstrations != null) {
             r.line(demos + " demonstrations (passing episodes) written to " + demonstrations);
