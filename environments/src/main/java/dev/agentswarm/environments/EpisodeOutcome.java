@@ -3,6 +3,7 @@ package dev.agentswarm.environments;
 import dev.agentswarm.core.protocol.EpisodeStats;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.reward.ShapingRewards;
 
 /**
  * The facts of a finished episode every suite's reward reads: its final answer (null unless it
@@ -21,12 +22,7 @@ public record EpisodeOutcome(String answer, int assistantTurns, int toolCalls, i
 
     /** Share of assistant turns without format errors; 0 when there is no final answer at all. */
     public double formatScore() {
-        if (answer == null || assistantTurns == 0) return 0;
-        return Math.max(0, 1 - (double) formatErrors / assistantTurns);
-    }
-
-    public boolean toolCallAttempted() {
-        return toolCalls > 0;
+        return ShapingRewards.format(assistantTurns, formatErrors, answer != null);
     }
 
     public double toolSuccessRate() {

@@ -8,6 +8,7 @@ import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.reward.RewardWeights;
+import dev.agentswarm.core.reward.ShapingRewards;
 import dev.agentswarm.core.tool.CalculatorTool;
 import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.environments.EpisodeOutcome;
@@ -105,7 +106,7 @@ public final class ArithmeticSuite implements Suite {
                 Map<String, Double> c = new LinkedHashMap<>();
                 c.put("correct", correct);
                 c.put("format", o.formatScore());
-                c.put("tool_call", o.toolCallAttempted() ? 1.0 : 0.0);
+                c.put("tool_call", ShapingRewards.toolCall(o.toolCalls(), o.toolSuccesses(), false));
                 c.put("pass", correct);
                 return weights.combine(c);
             }
