@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import dev.agentswarm.environments.arithmetic.ArithmeticSuite;
 import dev.agentswarm.environments.plugins.PluginSuite;
+import dev.agentswarm.environments.sql.DbBenchSuite;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,6 +25,7 @@ public final class SuiteCatalog {
     static {
         FACTORIES.put(ArithmeticSuite.NAME, ArithmeticSuite::fromConfig);
         FACTORIES.put(PluginSuite.NAME, PluginSuite::fromConfig);
+        FACTORIES.put(DbBenchSuite.NAME, DbBenchSuite::fromConfig);
 
     }
 

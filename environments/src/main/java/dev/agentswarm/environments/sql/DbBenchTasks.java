@@ -1,0 +1,138 @@
+package dev.agentswarm.environments.sql;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.Task;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads AgentBench DBBench JSONL (data/dbbench/dev.jsonl, standard.jsonl) into tasks. Each task
+ * carries its whole table (so any node can build the episode's database), the task type, the label
+ * (answer values, or the gold SQL of a modification) and the gold table hash. A malformed record
+ * fails with its file, line and field.
+ */
+final class DbBenchTasks {
+
+    static final String TABLE = "table";
+    static final String TYPE = "type";
+    static final String LABEL = "label";
+    static final String MD5 = "answer_md5";
+
+    private DbBenchTasks() {}
+
+    static List<Task> load(Path file, String suite, String split, int limit) {
+        List<Task> tasks = new ArrayList<>();
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String line;
+            int number = 0;
+            while ((line = in.readLine()) != null && tasks.size() < limit) {
+                number++;
+                if (line.isBlank()) continue;
+                String where = file + ":" + number;
+                JsonNode r;
+                try {
+                    r = Json.parse(line);
+                } catch (IOException e) {
+                    throw new IllegalArgumentException(where + ": not a JSON object: " + e.getMessage());
+                }
+                tasks.add(task(r, where, suite, split, tasks.size()));
+            }
+        } catch (NoSuchFileException e) {
+            throw new IllegalArgumentException("DBBench file " + file + " not found (configure agentswarm.environments.dbbench."
+                    + split + "-path; the samples are in ../shared/data/dbbench)");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read DBBench file " + file + ": " + e.getMessage());
+        }
+        return tasks;
+    }
+
+    private static Task task(JsonNode r, String where, String suite, String split, int index) {
+        String description = text(r, "description", where);
+        JsonNode table = require(r, "table", where);
+        String name = text(table, "table_name", where + " table");
+        JsonNode info = require(table, "table_info", where + " table");
+        ArrayNode columns = Json.MAPPER.createArrayNode();
+        for (JsonNode c : require(info, "columns", where + " table.table_info")) {
+            // A column may be named "" (one real dev record has one): SQLite takes "" as a quoted name.
+            JsonNode n = require(c, "name", where + " table.table_info.columns[" + columns.size() + "]");
+            if (!n.isTextual()) throw new IllegalArgumentException(where + ": a column's \"name\" must be a string");
+            columns.add(n.asText());
+        }
+        if (columns.isEmpty()) throw new IllegalArgumentException(where + ": table.table_info.columns is empty");
+        ArrayNode rows = Json.MAPPER.createArrayNode();
+        for (JsonNode row : require(info, "rows", where + " table.table_info")) {
+            ArrayNode values = rows.addArray();
+            for (JsonNode v : row) {
+                if (v.isNull()) values.addNull();
+                else values.add(v.asText());
+            }
+        }
+        JsonNode type = require(r, "type", where);
+        String kind = type.isArray() && !type.isEmpty() ? type.get(0).asText() : type.asText();
+        JsonNode label = require(r, "label", where);
+        if (!label.isArray()) throw new IllegalArgumentException(where + ": field \"label\" must be an array");
+        boolean modification = kind.equals("INSERT") || kind.equals("UPDATE") || kind.equals("DELETE");
+        String md5 = modification ? TableHash.goldOf(text(r, MD5, where)) : null;
+        if (modification && md5 == null) throw new IllegalArgumentException(where + ": field \"answer_md5\" holds no MD5 digest");
+        ObjectNode t = Json.object();
+        t.put("name", name);
+        t.set("columns", columns);
+        t.set("rows", rows);
+        Map<String, String> meta = new LinkedHashMap<>();
+        meta.put(Task.SUITE, suite);
+        meta.put(Task.SPLIT, split);
+        meta.put(TABLE, Json.write(t));
+        meta.put(TYPE, kind);
+        meta.put(LABEL, Json.write(label));
+        if (md5 != null) meta.put(MD5, md5);
+        String addition = r.path("add_description").asText("");
+        String prompt = description + (addition.isBlank() ? "" : "\n" + addition);
+        return new Task(suite + "-" + split + "-" + index, prompt, modification ? null : Json.write(label), meta);
+    }
+
+    private static JsonNode require(JsonNode node, String field, String where) {
+        JsonNode v = node.get(field);
+        if (v == null || v.isNull()) throw new IllegalArgumentException(where + ": field \"" + field + "\" is missing");
+        return v;
+    }
+
+    private static String text(JsonNode node, String field, String where) {
+        JsonNode v = require(node, field, where);
+        if (!v.isValueNode() || v.asText().isBlank()) throw new IllegalArgumentException(where + ": field \"" + field + "\" must be a non-empty string");
+        return v.asText();
+    }
+
+    /** The table a task carries: its name, columns and rows. */
+    record Table(String name, List<String> columns, List<List<String>> rows) {
+
+        static Table of(Task task) {
+            String json = task.metadata().get(TABLE);
+            if (json == null) throw new IllegalArgumentException("DBBench task " + task.id() + " carries no table");
+            try {
+                JsonNode t = Json.parse(json);
+                List<String> columns = new ArrayList<>();
+                t.get("columns").forEach(c -> columns.add(c.asText()));
+                List<List<String>> rows = new ArrayList<>();
+                for (JsonNode row : t.get("rows")) {
+                    List<String> values = new ArrayList<>();
+                    row.forEach(v -> values.add(v.isNull() ? null : v.asText()));
+                    rows.add(values);
+                }
+                return new Table(t.get("name").asText(), columns, rows);
+            } catch (IOException | RuntimeException e) {
+                throw new IllegalArgumentException("DBBench task " + task.id() + " has a malformed table: " + e.getMessage());
+            }
+        }
+    }
+}
