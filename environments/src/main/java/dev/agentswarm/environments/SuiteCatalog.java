@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigException;
 import dev.agentswarm.environments.arithmetic.ArithmeticSuite;
 import dev.agentswarm.environments.plugins.PluginSuite;
 import dev.agentswarm.environments.sql.DbBenchSuite;
+import dev.agentswarm.environments.sql.SqlSuite;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -25,6 +26,7 @@ public final class SuiteCatalog {
     static {
         FACTORIES.put(ArithmeticSuite.NAME, ArithmeticSuite::fromConfig);
         FACTORIES.put(PluginSuite.NAME, PluginSuite::fromConfig);
+        FACTORIES.put(SqlSuite.NAME, SqlSuite::fromConfig);
         FACTORIES.put(DbBenchSuite.NAME, DbBenchSuite::fromConfig);
 
     }

@@ -1,8 +1,6 @@
 package dev.agentswarm.environments.sql;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Task;
 import java.io.BufferedReader;
@@ -17,15 +15,14 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Reads AgentBench DBBench JSONL (data/dbbench/dev.jsonl, standard.jsonl) into tasks. Each task
- * carries its whole table (so any node can build the episode's database), the task type, the label
- * (answer values, or the gold SQL of a modification) and the gold table hash. A malformed record
- * fails with its file, line and field.
+ * Reads AgentBench DBBench JSONL (data/dbbench/dev.jsonl, standard.jsonl) into tasks in the sql
+ * suite's shape: the table (metadata {@code tables}, so any node can build the episode's database),
+ * the type, and as the answer the label values or, for a modification, the gold table hash; the
+ * label is kept too (a modification's is its gold statement). A malformed record fails with its
+ * file, line and field.
  */
 final class DbBenchTasks {
 
-    static final String TABLE = "table";
-    static final String TYPE = "type";
     static final String LABEL = "label";
     static final String MD5 = "answer_md5";
 
@@ -62,43 +59,43 @@ final class DbBenchTasks {
         JsonNode table = require(r, "table", where);
         String name = text(table, "table_name", where + " table");
         JsonNode info = require(table, "table_info", where + " table");
-        ArrayNode columns = Json.MAPPER.createArrayNode();
+        List<SqlTable.Column> columns = new ArrayList<>();
         for (JsonNode c : require(info, "columns", where + " table.table_info")) {
             // A column may be named "" (one real dev record has one): SQLite takes "" as a quoted name.
             JsonNode n = require(c, "name", where + " table.table_info.columns[" + columns.size() + "]");
             if (!n.isTextual()) throw new IllegalArgumentException(where + ": a column's \"name\" must be a string");
-            columns.add(n.asText());
+            columns.add(new SqlTable.Column(n.asText(), "TEXT")); // all TEXT, as AgentBench loads them
         }
         if (columns.isEmpty()) throw new IllegalArgumentException(where + ": table.table_info.columns is empty");
-        ArrayNode rows = Json.MAPPER.createArrayNode();
+        List<List<Object>> rows = new ArrayList<>();
         for (JsonNode row : require(info, "rows", where + " table.table_info")) {
-            ArrayNode values = rows.addArray();
-            for (JsonNode v : row) {
-                if (v.isNull()) values.addNull();
-                else values.add(v.asText());
-            }
+            List<Object> values = new ArrayList<>();
+            for (JsonNode v : row) values.add(v.isNull() ? null : v.asText());
+            rows.add(values);
+        }
+        SqlTable sqlTable;
+        try {
+            sqlTable = new SqlTable(name, columns, rows);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(where + ": " + e.getMessage());
         }
         JsonNode type = require(r, "type", where);
         String kind = type.isArray() && !type.isEmpty() ? type.get(0).asText() : type.asText();
         JsonNode label = require(r, "label", where);
         if (!label.isArray()) throw new IllegalArgumentException(where + ": field \"label\" must be an array");
-        boolean modification = kind.equals("INSERT") || kind.equals("UPDATE") || kind.equals("DELETE");
+        boolean modification = AnswerMatcher.isModification(kind);
         String md5 = modification ? TableHash.goldOf(text(r, MD5, where)) : null;
         if (modification && md5 == null) throw new IllegalArgumentException(where + ": field \"answer_md5\" holds no MD5 digest");
-        ObjectNode t = Json.object();
-        t.put("name", name);
-        t.set("columns", columns);
-        t.set("rows", rows);
         Map<String, String> meta = new LinkedHashMap<>();
         meta.put(Task.SUITE, suite);
         meta.put(Task.SPLIT, split);
-        meta.put(TABLE, Json.write(t));
-        meta.put(TYPE, kind);
+        meta.put(SqlTable.METADATA_KEY, SqlTable.toJson(List.of(sqlTable)));
+        meta.put(SqlTasks.TYPE, kind);
         meta.put(LABEL, Json.write(label));
-        if (md5 != null) meta.put(MD5, md5);
         String addition = r.path("add_description").asText("");
         String prompt = description + (addition.isBlank() ? "" : "\n" + addition);
-        return new Task(suite + "-" + split + "-" + index, prompt, modification ? null : Json.write(label), meta);
+        // The answer SqlEpisode scores against: the label values, or the gold table hash.
+        return new Task(suite + "-" + split + "-" + index, prompt, modification ? md5 : Json.write(label), meta);
     }
 
     private static JsonNode require(JsonNode node, String field, String where) {
@@ -111,28 +108,5 @@ final class DbBenchTasks {
         JsonNode v = require(node, field, where);
         if (!v.isValueNode() || v.asText().isBlank()) throw new IllegalArgumentException(where + ": field \"" + field + "\" must be a non-empty string");
         return v.asText();
-    }
-
-    /** The table a task carries: its name, columns and rows. */
-    record Table(String name, List<String> columns, List<List<String>> rows) {
-
-        static Table of(Task task) {
-            String json = task.metadata().get(TABLE);
-            if (json == null) throw new IllegalArgumentException("DBBench task " + task.id() + " carries no table");
-            try {
-                JsonNode t = Json.parse(json);
-                List<String> columns = new ArrayList<>();
-                t.get("columns").forEach(c -> columns.add(c.asText()));
-                List<List<String>> rows = new ArrayList<>();
-                for (JsonNode row : t.get("rows")) {
-                    List<String> values = new ArrayList<>();
-                    row.forEach(v -> values.add(v.isNull() ? null : v.asText()));
-                    rows.add(values);
-                }
-                return new Table(t.get("name").asText(), columns, rows);
-            } catch (IOException | RuntimeException e) {
-                throw new IllegalArgumentException("DBBench task " + task.id() + " has a malformed table: " + e.getMessage());
-            }
-        }
     }
 }

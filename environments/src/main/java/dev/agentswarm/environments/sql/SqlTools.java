@@ -55,10 +55,10 @@ public final class SqlTools {
         return List.of(new ExecuteSql(states), new CommitFinalAnswer(states));
     }
 
-    /** The statement limit for a call limit: a margin of a tenth, at most 250 ms, so the statement stops first. */
+    /** The statement limit for a call limit: a margin of a fifth, at most a second, so the statement stops first. */
     static long statementLimit(long callTimeoutMillis) {
         long t = callTimeoutMillis > 0 ? callTimeoutMillis : DEFAULT_TIMEOUT_MILLIS;
-        return Math.max(1, t - Math.min(250, t / 10));
+        return Math.max(1, t - Math.min(1000, t / 5));
     }
 
     private static ToolSpec commitSpec() {
@@ -84,33 +84,46 @@ public final class SqlTools {
         return pool;
     }
 
-    private static final class ExecuteSql implements Tool {
+    /** A tool bound to its suite's episodes: finds the calling episode's state; a refusal fails the stage. */
+    private abstract static class EpisodeTool implements Tool {
         private final EpisodeStates<SqlEpisode> states;
+        private final ToolSpec spec;
 
-        ExecuteSql(EpisodeStates<SqlEpisode> states) {
+        EpisodeTool(EpisodeStates<SqlEpisode> states, ToolSpec spec) {
             this.states = states;
+            this.spec = spec;
         }
 
         @Override
         public ToolSpec spec() {
-            return EXECUTE_SQL_SPEC;
+            return spec;
         }
 
         @Override
         public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
-            SqlEpisode episode;
-            String query;
             try {
-                episode = states.get(context.episodeId());
-                JsonNode q = arguments == null ? null : arguments.get("query");
-                if (q == null || !q.isTextual()) throw new IllegalArgumentException("argument 'query' (a string) is required");
-                query = q.textValue();
-                if (episode.committed() != null) {
-                    throw new IllegalStateException("an answer was already committed, so the database can no longer be used;"
-                            + " end the episode with a short final message");
-                }
+                return call(states.get(context.episodeId()), arguments == null ? Json.object() : arguments, context);
             } catch (RuntimeException e) {
                 return CompletableFuture.failedFuture(e);
+            }
+        }
+
+        abstract CompletionStage<String> call(SqlEpisode episode, JsonNode arguments, ToolContext context);
+    }
+
+    private static final class ExecuteSql extends EpisodeTool {
+        ExecuteSql(EpisodeStates<SqlEpisode> states) {
+            super(states, EXECUTE_SQL_SPEC);
+        }
+
+        @Override
+        CompletionStage<String> call(SqlEpisode episode, JsonNode arguments, ToolContext context) {
+            JsonNode q = arguments.get("query");
+            if (q == null || !q.isTextual()) throw new IllegalArgumentException("argument 'query' (a string) is required");
+            String query = q.textValue();
+            if (episode.committed() != null) {
+                throw new IllegalStateException("an answer was already committed, so the database can no longer be used;"
+                        + " end the episode with a short final message");
             }
             long limit = statementLimit(context.timeoutMillis());
             AtomicBoolean cancelled = new AtomicBoolean();
@@ -123,38 +136,26 @@ public final class SqlTools {
         }
     }
 
-    private static final class CommitFinalAnswer implements Tool {
-        private final EpisodeStates<SqlEpisode> states;
-
+    private static final class CommitFinalAnswer extends EpisodeTool {
         CommitFinalAnswer(EpisodeStates<SqlEpisode> states) {
-            this.states = states;
+            super(states, COMMIT_SPEC);
         }
 
         @Override
-        public ToolSpec spec() {
-            return COMMIT_SPEC;
-        }
-
-        @Override
-        public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
-            try {
-                SqlEpisode episode = states.get(context.episodeId());
-                JsonNode a = arguments == null ? null : arguments.get("answers");
-                if (a == null || !a.isArray()) throw new IllegalArgumentException("argument 'answers' (an array of strings) is required");
-                List<String> answers = new ArrayList<>();
-                for (JsonNode v : a) {
-                    if (!v.isTextual()) throw new IllegalArgumentException("every answer must be a string, got " + v);
-                    answers.add(v.textValue());
-                }
-                if (!episode.commit(answers)) {
-                    throw new IllegalStateException("an answer was already committed (" + Json.write(episode.committed())
-                            + "); it cannot be changed. End the episode with a short final message");
-                }
-                return CompletableFuture.completedFuture("Committed " + Json.write(answers) + ". The task is finished:"
-                        + " reply with a short final message, without a tool call.");
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
+        CompletionStage<String> call(SqlEpisode episode, JsonNode arguments, ToolContext context) {
+            JsonNode a = arguments.get("answers");
+            if (a == null || !a.isArray()) throw new IllegalArgumentException("argument 'answers' (an array of strings) is required");
+            List<String> answers = new ArrayList<>();
+            for (JsonNode v : a) {
+                if (!v.isTextual()) throw new IllegalArgumentException("every answer must be a string, got " + v);
+                answers.add(v.textValue());
             }
+            if (!episode.commit(answers)) {
+                throw new IllegalStateException("an answer was already committed (" + Json.write(episode.committed())
+                        + "); it cannot be changed. End the episode with a short final message");
+            }
+            return CompletableFuture.completedFuture("Committed " + Json.write(answers) + ". The task is finished:"
+                    + " reply with a short final message, without a tool call.");
         }
     }
 }

@@ -6,14 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.reward.RewardWeights;
-import dev.agentswarm.core.tool.ToolContext;
+
 import dev.agentswarm.environments.Noise;
 import dev.agentswarm.environments.OracleRun;
 import dev.agentswarm.environments.Split;
@@ -22,7 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionException;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +34,7 @@ class DbBenchSuiteTest {
     private static final RewardWeights WEIGHTS = new RewardWeights(Map.of("correct", 1.0, "format", 0.1, "tool_call", 0.1));
 
     private static DbBenchSuite suite(Path train) {
-        return new DbBenchSuite(train, train, 15, 50, WEIGHTS);
+        return new DbBenchSuite(train, train, 15, WEIGHTS);
     }
 
     @Test
@@ -44,7 +44,7 @@ class DbBenchSuiteTest {
         assertEquals(5, tasks.size());
         for (Task t : tasks) {
             Trajectory done = OracleRun.run(s, t, DEFAULTS, Noise.NONE);
-            assertEquals(1.0, done.reward().components().get("pass"), t.id() + " (" + t.metadata().get("type") + ")");
+            assertEquals(1.0, done.reward().components().get("pass"), t.id() + " (" + t.metadata().get(SqlTasks.TYPE) + ")");
         }
     }
 
@@ -56,7 +56,7 @@ class DbBenchSuiteTest {
         for (Task t : s.tasks(Split.TRAIN, 1000)) {
             Trajectory done = OracleRun.run(s, t, DEFAULTS, new Noise(0.5, 0.5, 0));
             assertEquals(1.0, done.reward().components().get("pass"), t.id());
-            if (t.metadata().containsKey(DbBenchTasks.MD5)) modifications++;
+            if (AnswerMatcher.isModification(t.metadata().get(SqlTasks.TYPE))) modifications++;
         }
         assertEquals(40, modifications, "the dev file's 20 INSERT and 20 UPDATE tasks");
     }
@@ -73,34 +73,6 @@ class DbBenchSuiteTest {
         }
     }
 
-    private static String run(DbBenchSuite s, String episode, String sql) {
-        ObjectNode args = Json.object();
-        args.put("query", sql);
-        return s.tools().get(0).invoke(args, new ToolContext(episode, 1, 0, "c", 2000)).toCompletableFuture().join();
-    }
-
-    @Test
-    void hostileQueriesAreContained() throws Exception {
-        DbBenchSuite s = suite(SAMPLE);
-        Task t = s.tasks(Split.TRAIN, 1).get(0);
-        try (var env = s.open(t, "hostile")) {
-            var attach = assertThrows(CompletionException.class, () -> run(s, "hostile", "ATTACH DATABASE '/tmp/x.db' AS x"));
-            assertTrue(attach.getCause().getMessage().contains("SQL error"), attach.getCause().getMessage());
-            assertFalse(Files.exists(Path.of("/tmp/x.db")), "no file was created on the host");
-            var ext = assertThrows(CompletionException.class, () -> run(s, "hostile", "SELECT load_extension('/lib/x.so')"));
-            assertTrue(ext.getCause().getMessage().contains("SQL error"), ext.getCause().getMessage());
-            long t0 = System.nanoTime();
-            var loop = assertThrows(CompletionException.class, () -> run(s, "hostile",
-                    "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r) SELECT COUNT(*) FROM r"));
-            assertTrue((System.nanoTime() - t0) / 1e9 < 10, "stopped by the time limit");
-            assertTrue(loop.getCause().getMessage().contains("SQL error"), loop.getCause().getMessage());
-            String big = run(s, "hostile", "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r LIMIT 100000) SELECT i FROM r");
-            assertTrue(big.contains("more rows not shown") && big.lines().count() <= 52, "capped at max-rows");
-        }
-        var closed = assertThrows(CompletionException.class, () -> run(s, "hostile", "SELECT 1"));
-        assertTrue(closed.getCause().getMessage().contains("no dbbench environment is open"), closed.getCause().getMessage());
-    }
-
     @Test
     void malformedFilesNameTheLineAndField(@TempDir Path dir) throws IOException {
         Path bad = dir.resolve("bad.jsonl");
@@ -113,21 +85,6 @@ class DbBenchSuiteTest {
         assertTrue(j.getMessage().contains("broken.jsonl:1"), j.getMessage());
         var missing = assertThrows(IllegalArgumentException.class, () -> suite(dir.resolve("nope.jsonl")).tasks(Split.TRAIN, 1));
         assertTrue(missing.getMessage().contains("not found"), missing.getMessage());
-    }
-
-    @Test
-    void answersAreComparedAsAgentBenchDoes() {
-        assertTrue(AgentBenchAnswer.matches(List.of("1,234"), List.of("1234.004")), "thousands separator, 0.01 tolerance");
-        assertTrue(AgentBenchAnswer.matches(List.of("('March 19, 1998',)"), List.of("March 19, 1998")), "a MySQL tuple");
-        assertTrue(AgentBenchAnswer.matches(List.of("45%"), List.of("45")));
-        assertTrue(AgentBenchAnswer.matches(List.of("None"), List.of("0")));
-        assertTrue(AgentBenchAnswer.matches(List.of("b", "a"), List.of("a", "b")), "a set");
-        assertTrue(AgentBenchAnswer.matches(List.of("2.001", "1"), List.of("1", "2")), "numbers one to one");
-        assertFalse(AgentBenchAnswer.matches(List.of("1.02"), List.of("1")));
-        assertFalse(AgentBenchAnswer.matches(List.of("a"), List.of("a", "b")));
-        assertEquals(List.of("\"House of Cards\"", "x, y"), AgentBenchAnswer.parse("[\"\\\"House of Cards\\\"\", \"x, y\"]"));
-        assertEquals(List.of("'a'", "'b'"), AgentBenchAnswer.parse("['a', 'b']"));
-        assertEquals(List.of("42"), AgentBenchAnswer.parse("42"));
     }
 
     @Test
