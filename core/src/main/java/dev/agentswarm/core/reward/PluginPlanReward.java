@@ -11,18 +11,26 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
- * Seed 004's plugin-selection reward, term by term (total in [−0.30, {@value #MAX}]: the seed calls
- * it a 0–1 reward, but its terms add up to 0.95 for a perfect plan):
+ * Seed 004's plugin-selection reward, term by term (total in [−0.20, {@value #MAX}]: the seed calls
+ * it a 0–1 reward, but its terms add up to 0.95 for a perfect plan, and a valid plan of only wrong
+ * picks earns 0.10 − 0.30; it is not clipped):
  * 0.10 valid JSON; 0.15 all picks in the candidate list; 0.25 × correct picked / total correct;
  * 0.20 bonus for no wrong picks; −0.10 × wrong picks (at most 3 counted); 0.10 exact count;
- * 0.15 × hydration ratio. A plan with no picks earns neither the candidates term nor the
- * no-wrong bonus (an empty plan is not a careful one).
+ * 0.15 × hydration ratio. "Valid JSON" means a plan was read: an object with a {@code plugins}
+ * array, after an optional {@code <think>…</think>}; anything else scores 0 on every term and never
+ * throws. A wrong pick is a pick that is not a correct id, counted per pick (a duplicate of a correct
+ * id is not wrong, but breaks the count). A plan with no picks earns neither the candidates term nor
+ * the no-wrong bonus (an empty plan is not a careful one).
  *
  * <p>Hydration ratio: the share of picks whose {@code api_request_parameters} is a non-empty object
- * whose every value is concrete: not null, not blank, not a placeholder ({@code <…>}, {@code {…}},
- * "TODO", "placeholder", "xxx", "example.com", a bare type name such as "string").
+ * whose every value, nested ones included, is concrete: not null, not blank, not an empty object or
+ * array, not a placeholder ({@code <…>}, {@code {…}}, "…", "TODO", "TBD", "placeholder", "xxx",
+ * "example", anything with "example.com", {@code YOUR_…}/{@code insert-…} names, {@code {{…}}} or
+ * {@code ${…}} templates, a bare type name such as "string"). The model's own
+ * {@code all_parameters_hydrated} flag is not trusted.
  *
  * <p>The facts of seed 004's evaluation table come with the score: JSON valid, plugin-ID match
  * (picked set = correct set), count match, no hallucinated plugin, hydrated (every pick), and the
@@ -42,7 +50,8 @@ public final class PluginPlanReward {
 
     private static final JsonPlanFormat FORMAT = new JsonPlanFormat();
     private static final Set<String> PLACEHOLDERS = Set.of("todo", "tbd", "placeholder", "xxx", "string", "integer",
-            "number", "boolean", "value", "n/a", "none", "null", "example");
+            "number", "boolean", "value", "n/a", "none", "null", "example", "...", "…");
+    private static final Pattern PLACEHOLDER_TEXT = Pattern.compile("^(?:your|insert|enter)[_-]|\\{\\{|\\$\\{");
 
     private PluginPlanReward() {}
 
@@ -99,21 +108,20 @@ public final class PluginPlanReward {
     public record Score(double total, Map<String, Double> terms, Map<String, Double> facts) {}
 
     static boolean hydrated(JsonNode params) {
-        if (params == null || !params.isObject() || params.isEmpty()) return false;
-        for (JsonNode v : params) {
-            if (v == null || v.isNull()) return false;
-            if (v.isContainerNode()) {
-                if (v.isEmpty()) return false;
-                continue;
-            }
-            String s = v.asText().strip();
-            String lower = s.toLowerCase(Locale.ROOT);
-            if (s.isEmpty() || PLACEHOLDERS.contains(lower) || lower.contains("example.com")
-                    || (s.startsWith("<") && s.endsWith(">")) || (s.startsWith("{") && s.endsWith("}"))) {
-                return false;
-            }
+        return params != null && params.isObject() && !params.isEmpty() && concrete(params);
+    }
+
+    private static boolean concrete(JsonNode v) {
+        if (v == null || v.isNull() || v.isMissingNode()) return false;
+        if (v.isContainerNode()) {
+            if (v.isEmpty()) return false;
+            for (JsonNode child : v) if (!concrete(child)) return false;
+            return true;
         }
-        return true;
+        String s = v.asText().strip();
+        String lower = s.toLowerCase(Locale.ROOT);
+        return !(s.isEmpty() || PLACEHOLDERS.contains(lower) || lower.contains("example.com") || PLACEHOLDER_TEXT.matcher(lower).find()
+                || (s.startsWith("<") && s.endsWith(">")) || (s.startsWith("{") && s.endsWith("}")));
     }
 
     private static boolean dependencyChain(Set<String> picked, Map<String, Set<String>> deps, Map<String, List<String>> gold) {

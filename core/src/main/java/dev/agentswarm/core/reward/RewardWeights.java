@@ -57,12 +57,20 @@ public final class RewardWeights {
         }
     }
 
-    /** The breakdown of these components: total = Σ weight × value over the weighted ones; all are kept. */
+    /**
+     * The breakdown of these components: total = Σ weight × value over the weighted ones; all are kept,
+     * the unweighted ones counting 0. A missing or non-finite value is refused by name: it would make
+     * the total meaningless.
+     */
     public RewardBreakdown combine(Map<String, Double> components) {
         double total = 0;
         for (Map.Entry<String, Double> e : components.entrySet()) {
+            Double v = e.getValue();
+            if (v == null || !Double.isFinite(v)) {
+                throw new IllegalArgumentException("reward component '" + e.getKey() + "' must be a finite number, got " + v);
+            }
             Double w = weights.get(e.getKey());
-            if (w != null) total += w * e.getValue();
+            if (w != null) total += w * v;
         }
         return new RewardBreakdown(components, total);
     }

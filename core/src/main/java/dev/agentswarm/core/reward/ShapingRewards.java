@@ -40,10 +40,10 @@ public final class ShapingRewards {
     }
 
     /**
-     * Seed 002's tool-call reward (TCR): a bonus for trying a tool, paid whether or not the answer is
-     * right, so a policy that has stopped calling tools still finds the gradient back to them (the
-     * "exploration collapse" it prevents). 1 when at least one call was made and parsed, else 0;
-     * {@code successfulOnly} pays only for calls that ran without an error.
+     * A 0/1 tool-use component after seed 002's tool call reward: paid for trying a tool whether or
+     * not the answer is right, so a policy that has stopped calling tools still finds the gradient
+     * back to them. 1 when at least one call was made and parsed, else 0; {@code successfulOnly} pays
+     * only for calls that ran without an error. {@link ToolCallReward} is the recipe's own form.
      */
     public static double toolCall(int toolCalls, int toolSuccesses, boolean successfulOnly) {
         return (successfulOnly ? toolSuccesses : toolCalls) > 0 ? 1.0 : 0.0;
@@ -51,7 +51,8 @@ public final class ShapingRewards {
 
     /**
      * The share of assistant turns free of format errors (seed 000 enforces the structure on every
-     * turn), and 0 when the episode never gave a final answer.
+     * turn), and 0 when the episode never gave a final answer. {@link FormatReward} checks one
+     * completion's tags.
      */
     public static double format(int assistantTurns, int turnsWithFormatErrors, boolean answered) {
         if (!answered || assistantTurns <= 0) return 0.0;

@@ -2,6 +2,7 @@ package dev.agentswarm.core.reward;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -62,5 +63,57 @@ class AnswerMetricsTest {
         assertEquals(0.8, s.f(), 1e-12);
         assertEquals(1.0, AnswerMetrics.setF1(Set.of(), Set.of(), true).f(), "MuSiQue: empty against empty is perfect");
         assertEquals(0.0, AnswerMetrics.setF1(Set.of(), Set.of(), false).f(), "HotpotQA: it is not");
+    }
+
+    @Test
+    void bestOverTheAnswerAndItsAliases() {
+        List<String> golds = AnswerMetrics.golds("Stanley", List.of("Stanley city"));
+        assertEquals(List.of("Stanley", "Stanley city"), golds);
+        // [city, of, stanley] vs [stanley]: P 1/3, R 1, F1 0.5; vs [stanley, city]: P 2/3, R 1, F1 0.8
+        AnswerMetrics.Prf best = AnswerMetrics.bestF1("the city of Stanley", golds);
+        assertEquals(0.8, best.f(), 1e-12);
+        assertEquals(2.0 / 3, best.precision(), 1e-12);
+        assertEquals(0.0, AnswerMetrics.bestF1("Stanley", List.of()).f(), "no gold, no score");
+        assertEquals(List.of("x"), AnswerMetrics.golds("x", null));
+    }
+
+    @Test
+    void punctuationOnlyAnswersAreEmpty() {
+        assertTrue(AnswerMetrics.exactMatch("?!", "..."));
+        assertEquals(1.0, AnswerMetrics.f1("?!", "...").f(), "MuSiQue: both empty");
+        assertEquals(0.0, AnswerMetrics.f1("?!", "Stanley").f());
+        assertEquals(0.0, AnswerMetrics.hotpotF1("?!", "...").f(), "HotpotQA: no common token, no score");
+    }
+
+    @Test
+    void hotpotsYesNoRuleAgainstMusiquesPlainF1() {
+        // "yes" vs "yes sir": plain F1 has P 1, R 1/2, F1 2/3; HotpotQA gives 0 (the prediction is yes, and differs)
+        assertEquals(2.0 / 3, AnswerMetrics.f1("yes", "yes sir").f(), 1e-12);
+        assertEquals(0.0, AnswerMetrics.hotpotF1("yes", "yes sir").f());
+        assertEquals(0.0, AnswerMetrics.hotpotF1("yes", "yes sir").precision());
+        assertEquals(0.0, AnswerMetrics.hotpotF1("noanswer", "Paris").f());
+        assertEquals(1.0, AnswerMetrics.hotpotF1("No.", "no").f(), "equal after normalisation");
+        var p = AnswerMetrics.hotpotF1("Derrickson Derrickson", "Scott Derrickson");
+        assertEquals(0.5, p.precision(), 1e-12);
+        assertEquals(0.5, p.recall(), 1e-12);
+    }
+
+    @Test
+    void supportScoresOfEachBenchmark() {
+        assertEquals(1.0, AnswerMetrics.musiqueSupportF1(List.of(), List.of()).f());
+        assertEquals(0.0, AnswerMetrics.hotpotSupportF1(List.of(), List.of()).f());
+        assertTrue(AnswerMetrics.setExactMatch(List.of(), List.of()), "both scorers give EM 1 to empty against empty");
+        assertTrue(AnswerMetrics.setExactMatch(List.of(2, 1, 1), List.of(1, 2)), "sets: order and repeats do not count");
+        assertFalse(AnswerMetrics.setExactMatch(List.of(1), List.of(1, 2)));
+        // P = 1/1, R = 1/2: F1 = 2/3
+        assertEquals(2.0 / 3, AnswerMetrics.hotpotSupportF1(List.of("Ed Wood#0"), List.of("Ed Wood#0", "Scott#0")).f(), 1e-12);
+        assertEquals(0.0, AnswerMetrics.musiqueSupportF1(List.of(3), List.of()).f());
+    }
+
+    @Test
+    void betaMustBePositive() {
+        assertThrows(IllegalArgumentException.class, () -> AnswerMetrics.fBeta("a", "b", 0));
+        assertThrows(IllegalArgumentException.class, () -> AnswerMetrics.fBeta("a", "b", Double.NaN));
+        assertThrows(IllegalArgumentException.class, () -> AnswerMetrics.fBeta("a", "b", Double.POSITIVE_INFINITY));
     }
 }

@@ -101,4 +101,63 @@ class PluginPlanRewardTest {
         }
         assertFalse(PluginPlanReward.hydrated(Json.object()), "no parameters at all");
     }
+
+    @Test
+    void theLowestScoreIsAValidPlanOfOnlyHallucinatedPicks() {
+        // 0.10 json − 0.30 (three wrong counted of four) and nothing else: −0.20
+        var s = PluginPlanReward.score(plan(step("zz1", "", "\"TODO\""), step("zz2", "", "\"TODO\""), step("zz3", "", "\"TODO\""),
+                step("zz4", "", "\"TODO\"")), CANDIDATES, GOLD);
+        assertEquals(-0.20, s.total(), 1e-12);
+        assertEquals(0.0, s.terms().get("hydration"));
+    }
+
+    @Test
+    void aDuplicatePickIsNotWrongButBreaksTheCount() {
+        // 0.10 + 0.15 + 0.25 recall + 0.20 no wrong + 0 count (3 ≠ 2) + 0.15 hydration = 0.85
+        var s = PluginPlanReward.score(plan(step("p1", "", "\"Oslo\""), step("p1", "", "\"Oslo\""), step("p2", "\"p1\"", "\"Lima\"")),
+                CANDIDATES, GOLD);
+        assertEquals(0.85, s.total(), 1e-12);
+        assertEquals(0.0, s.facts().get("id_match"), "the same set, but not the same plan");
+        assertEquals(0.0, s.facts().get("count_match"));
+    }
+
+    @Test
+    void stepsThatAreNotObjectsAreWrongPicksNotErrors() {
+        // two picks without an id: 0.10 json − 0.20 wrong + 0.10 count (2 = 2) = 0.0
+        var s = PluginPlanReward.score("{\"plugins\": [\"p1\", 3]}", CANDIDATES, GOLD);
+        assertEquals(0.0, s.total(), 1e-12);
+        assertEquals(1.0, s.facts().get("json_valid"));
+        assertEquals(-0.20, s.terms().get("wrong_penalty"), 1e-12);
+    }
+
+    @Test
+    void theTermsSumToTheTotalAndNameEveryComponent() {
+        var s = PluginPlanReward.score(plan(step("p1", "", "\"Oslo\""), step("p4", "", "\"\"")), CANDIDATES, GOLD);
+        assertEquals(PluginPlanReward.TERMS, List.copyOf(s.terms().keySet()));
+        assertEquals(PluginPlanReward.FACTS, List.copyOf(s.facts().keySet()));
+        assertEquals(s.terms().values().stream().mapToDouble(Double::doubleValue).sum(), s.total(), 1e-12);
+        // 0.10 + 0.15 + 0.125 + 0 − 0.10 + 0.10 (2 = 2) + 0.15 × 1/2
+        assertEquals(0.10 + 0.15 + 0.125 - 0.10 + 0.10 + 0.075, s.total(), 1e-12);
+    }
+
+    @Test
+    void nestedParametersMustBeConcreteToo() {
+        assertTrue(PluginPlanReward.hydrated(parse("{\"filters\": {\"city\": \"Oslo\"}, \"tags\": [\"a\"], \"n\": 0, \"b\": false}")));
+        assertTrue(PluginPlanReward.hydrated(parse("{\"message\": \"Your order has shipped\"}")), "prose is a value");
+        for (String bad : new String[] {"{\"filters\": {\"city\": \"<city>\"}}", "{\"tags\": []}", "{\"f\": {}}",
+                "{\"key\": \"YOUR_API_KEY\"}", "{\"city\": \"${CITY}\"}", "{\"city\": \"...\"}", "{\"c\": null}",
+                "{\"list\": [\"a\", null]}"}) {
+            assertFalse(PluginPlanReward.hydrated(parse(bad)), bad);
+        }
+        assertFalse(PluginPlanReward.hydrated(null));
+        assertFalse(PluginPlanReward.hydrated(parse("[\"Oslo\"]")), "parameters are an object");
+    }
+
+    private static com.fasterxml.jackson.databind.JsonNode parse(String json) {
+        try {
+            return Json.parse(json);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
 }

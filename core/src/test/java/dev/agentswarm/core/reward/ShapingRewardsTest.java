@@ -11,6 +11,8 @@ class ShapingRewardsTest {
     void overlongPenaltyRampsOverTheBuffer() {
         // max 4096, buffer 3000: free up to 1096 tokens, −factor at 4096.
         assertEquals(0.0, ShapingRewards.overlongPenalty(1096, 4096, 3000, 1.0));
+        assertEquals(-1.0 / 3000, ShapingRewards.overlongPenalty(1097, 4096, 3000, 1.0), 1e-15, "one token into the buffer");
+        assertEquals(0.0, ShapingRewards.overlongPenalty(0, 4096, 3000, 1.0));
         assertEquals(-0.5, ShapingRewards.overlongPenalty(2596, 4096, 3000, 1.0), 1e-12);
         assertEquals(-1.0, ShapingRewards.overlongPenalty(4096, 4096, 3000, 1.0), 1e-12);
         assertEquals(-2.0, ShapingRewards.overlongPenalty(9000, 4096, 3000, 2.0), 1e-12);
