@@ -24,8 +24,4 @@ public record EpisodeOutcome(String answer, int assistantTurns, int toolCalls, i
     public double formatScore() {
         return ShapingRewards.format(assistantTurns, formatErrors, answer != null);
     }
-
-    public double toolSuccessRate() {
-        return toolCalls == 0 ? 0 : (double) toolSuccesses / toolCalls;
-    }
 }

@@ -2,21 +2,15 @@ package dev.agentswarm.environments.sql;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
-import dev.agentswarm.core.environment.TaskEnvironment;
-import dev.agentswarm.core.format.HermesFormat;
 import dev.agentswarm.core.json.Json;
-import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.reward.RewardWeights;
-import dev.agentswarm.core.tool.Tool;
-import dev.agentswarm.environments.EpisodeStates;
 import dev.agentswarm.environments.Noise;
 import dev.agentswarm.environments.Oracle;
 import dev.agentswarm.environments.Split;
-import dev.agentswarm.environments.Suite;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,35 +23,23 @@ import java.util.Optional;
  * its result processor, modifications by the MD5 table hash). Train = the 60 dev tasks,
  * held-out = the 300 "standard" ones.
  */
-public final class DbBenchSuite implements Suite {
+public final class DbBenchSuite extends SqlEpisodeSuite {
 
     public static final String NAME = "dbbench";
 
     private final Path trainFile;
     private final Path heldoutFile;
-    private final int maxTurns;
-    private final RewardWeights weights;
-    private final EpisodeStates<SqlEpisode> episodes = new EpisodeStates<>(NAME);
-    private final List<Tool> tools = SqlTools.tools(episodes);
 
     public DbBenchSuite(Path trainFile, Path heldoutFile, int maxTurns, RewardWeights weights) {
-        if (maxTurns < 2) throw new IllegalArgumentException("dbbench: max-turns must be >= 2, got " + maxTurns);
-        weights.requireKnown(SqlEpisode.COMPONENTS);
+        super(NAME, maxTurns, weights);
         this.trainFile = trainFile;
         this.heldoutFile = heldoutFile;
-        this.maxTurns = maxTurns;
-        this.weights = weights;
     }
 
     /** From an {@code agentswarm.environments.dbbench} block. */
     public static DbBenchSuite fromConfig(Config c) {
         return new DbBenchSuite(Path.of(c.getString("train-path")), Path.of(c.getString("heldout-path")), c.getInt("max-turns"),
                 RewardWeights.fromConfig(c.getConfig("reward")));
-    }
-
-    @Override
-    public String name() {
-        return NAME;
     }
 
     @Override
@@ -68,32 +50,6 @@ public final class DbBenchSuite implements Suite {
     @Override
     public List<Task> tasks(Split split, int limit) {
         return DbBenchTasks.load(split == Split.TRAIN ? trainFile : heldoutFile, NAME, split.label(), limit);
-    }
-
-    @Override
-    public EpisodeSpec spec(EpisodeSpec defaults) {
-        return defaults.withFormat(HermesFormat.NAME).withTools(List.of(SqlTools.EXECUTE_SQL, SqlTools.COMMIT_FINAL_ANSWER))
-                .withSystemPrompt(SqlSuite.SYSTEM_PROMPT).withMaxTurns(maxTurns);
-    }
-
-    @Override
-    public List<Tool> tools() {
-        return tools;
-    }
-
-    @Override
-    public TaskEnvironment open(Task task, String episodeId) {
-        return SqlEpisode.open(task, episodeId, episodes, weights, NAME);
-    }
-
-    @Override
-    public List<String> reportColumns() {
-        return List.of("pass", "committed", "format", "tool_call");
-    }
-
-    @Override
-    public String categoryKey() {
-        return SqlTasks.TYPE;
     }
 
     @Override

@@ -2,16 +2,10 @@ package dev.agentswarm.environments.sql;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
-import dev.agentswarm.core.environment.TaskEnvironment;
-import dev.agentswarm.core.format.HermesFormat;
-import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.reward.RewardWeights;
-import dev.agentswarm.core.tool.Tool;
-import dev.agentswarm.environments.EpisodeStates;
 import dev.agentswarm.environments.Oracle;
 import dev.agentswarm.environments.Split;
-import dev.agentswarm.environments.Suite;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -26,7 +20,7 @@ import java.util.TreeSet;
  * from one seeded stream, split by a hash of each task ({@link Split#byHash}): disjoint whatever
  * the sizes; {@code train-size} and {@code heldout-size} cap each split.
  */
-public final class SqlSuite implements Suite {
+public final class SqlSuite extends SqlEpisodeSuite {
 
     public static final String NAME = "sql";
 
@@ -47,25 +41,14 @@ public final class SqlSuite implements Suite {
     private final long seed;
     private final int trainSize;
     private final int heldoutSize;
-    private final int maxTurns;
-    private final RewardWeights weights;
-    private final EpisodeStates<SqlEpisode> episodes = new EpisodeStates<>(NAME);
-    private final List<Tool> tools = SqlTools.tools(episodes);
 
     public SqlSuite(long seed, int trainSize, int heldoutSize, int maxTurns, RewardWeights weights) {
+        super(NAME, maxTurns, weights);
         if (trainSize < 1) throw new IllegalArgumentException("sql: train-size must be >= 1, got " + trainSize);
         if (heldoutSize < 1) throw new IllegalArgumentException("sql: heldout-size must be >= 1, got " + heldoutSize);
-        if (maxTurns < 3) throw new IllegalArgumentException("sql: max-turns must be >= 3 (query, commit, close), got " + maxTurns);
-        try {
-            weights.requireKnown(SqlEpisode.COMPONENTS);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("sql.reward: " + e.getMessage(), e);
-        }
         this.seed = seed;
         this.trainSize = trainSize;
         this.heldoutSize = heldoutSize;
-        this.maxTurns = maxTurns;
-        this.weights = weights;
     }
 
     /** From an {@code agentswarm.environments.sql} block; an unknown, missing or mistyped key is named. */
@@ -89,11 +72,6 @@ public final class SqlSuite implements Suite {
     }
 
     @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
     public String description() {
         return "generated SQL questions and changes over small SQLite tables, scored as AgentBench DBBench";
     }
@@ -105,40 +83,7 @@ public final class SqlSuite implements Suite {
     }
 
     @Override
-    public EpisodeSpec spec(EpisodeSpec defaults) {
-        return defaults.withFormat(HermesFormat.NAME)
-                .withTools(List.of(SqlTools.EXECUTE_SQL, SqlTools.COMMIT_FINAL_ANSWER))
-                .withSystemPrompt(SYSTEM_PROMPT)
-                .withMaxTurns(maxTurns);
-    }
-
-    @Override
-    public List<Tool> tools() {
-        return tools;
-    }
-
-    @Override
-    public TaskEnvironment open(Task task, String episodeId) {
-        return SqlEpisode.open(task, episodeId, episodes, weights, NAME);
-    }
-
-    @Override
-    public List<String> reportColumns() {
-        return List.of("pass", "correct", "committed", "format", "tool_call");
-    }
-
-    @Override
-    public String categoryKey() {
-        return SqlTasks.TYPE;
-    }
-
-    @Override
     public Optional<Oracle> oracle() {
         return Optional.of(new SqlOracle());
-    }
-
-    /** Episodes open now (for tests and metrics). */
-    int openEpisodes() {
-        return episodes.open();
     }
 }

@@ -22,8 +22,8 @@ import java.util.Map;
  *
  * <ul>
  *   <li>the matrix products are one native call each, written {@code W · Xᵀ} over inputs held
- *       feature-major (width, rows): for a few rows MKL runs that form 1.3–2.8× faster than
- *       {@code X · Wᵀ} (measured on the `small` shape, 4–32 rows);
+ *       feature-major (width, rows): for a few rows MKL runs that form faster than
+ *       {@code X · Wᵀ} (its small-m path is slow for the latter);
  *   <li>the SwiGLU stays native between its products (no copies of the wide activations);
  *   <li>norms, rotary positions, the K/V write into the cache and the residuals run in Java on memory
  *       shared with the engine (direct buffers wrapped once as arrays, zero-copy views of the cache
