@@ -3,6 +3,8 @@ package dev.agentswarm.environments;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import dev.agentswarm.environments.arithmetic.ArithmeticSuite;
+import dev.agentswarm.environments.multihop.MultihopSuite;
+import dev.agentswarm.environments.multihop.QaDatasetSuite;
 import dev.agentswarm.environments.plugins.PluginSuite;
 import dev.agentswarm.environments.sql.DbBenchSuite;
 import dev.agentswarm.environments.sql.SqlSuite;
@@ -26,9 +28,11 @@ public final class SuiteCatalog {
     static {
         FACTORIES.put(ArithmeticSuite.NAME, ArithmeticSuite::fromConfig);
         FACTORIES.put(PluginSuite.NAME, PluginSuite::fromConfig);
+        FACTORIES.put(MultihopSuite.NAME, MultihopSuite::fromConfig);
+        FACTORIES.put(QaDatasetSuite.MUSIQUE, QaDatasetSuite::musique);
+        FACTORIES.put(QaDatasetSuite.HOTPOTQA, QaDatasetSuite::hotpotqa);
         FACTORIES.put(SqlSuite.NAME, SqlSuite::fromConfig);
         FACTORIES.put(DbBenchSuite.NAME, DbBenchSuite::fromConfig);
-
     }
 
     private SuiteCatalog() {}

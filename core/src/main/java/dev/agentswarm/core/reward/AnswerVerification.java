@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  *   <li>no hedging: the answer has no "or" unless the gold has one;
  *   <li>list length: the answer has at most {@code maxExtraEntities} more list items (pieces
  *       between {@code , ; / &}, "and", "or") than the gold;
- *   <li>every name of the gold (a run of capitalised words, leading function words such as "In" or
+ *   <li>every name of the gold (a run of words with a capital, leading function words such as "In" or
  *       "It" dropped) appears in the answer, after normalisation;
  *   <li>the answer names at most {@code maxExtraEntities} names that are not in the gold, with at
  *       most 2 × {@code maxExtraEntities} words the gold does not have ("Paris Lyon Marseille Nice"
@@ -34,7 +34,12 @@ import java.util.regex.Pattern;
 public final class AnswerVerification {
 
     private static final Pattern NUMBER = Pattern.compile("\\d+(?:[.,]\\d+)*");
-    private static final Pattern NAME = Pattern.compile("\\b\\p{Lu}[\\p{L}'’-]*(?:\\s+\\p{Lu}[\\p{L}'’-]*)*");
+    /**
+     * A word with a capital anywhere ("Paris", "U.S.", "al-Razi", "McDonald"), taken whole so that it
+     * normalises as the answer does ("al-Razi" is "alrazi", not "razi").
+     */
+    private static final String CAPITALISED_WORD = "[\\p{L}\\p{N}'’.-]*\\p{Lu}[\\p{L}\\p{N}'’.-]*";
+    private static final Pattern NAME = Pattern.compile("(?<![\\p{L}\\p{N}'’.-])" + CAPITALISED_WORD + "(?:\\s+" + CAPITALISED_WORD + ")*");
     /** List separators; a comma between digits is a thousands separator, not one. */
     private static final Pattern LIST = Pattern.compile("(?<!\\d),|,(?!\\d)|[;/&]|\\b(?:and|or)\\b", Pattern.CASE_INSENSITIVE);
     /** Capitalised words that start sentences rather than name things. */

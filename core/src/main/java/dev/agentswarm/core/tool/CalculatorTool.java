@@ -28,12 +28,7 @@ public final class CalculatorTool implements Tool {
     @Override
     public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
         try {
-            JsonNode e = arguments == null ? null : arguments.get("expression");
-            // The executor validates first; this guards direct callers.
-            if (e == null || !e.isTextual()) {
-                throw new IllegalArgumentException("argument 'expression' (a string) is required");
-            }
-            return CompletableFuture.completedFuture(ArithmeticExpression.format(ArithmeticExpression.evaluate(e.textValue())));
+            return CompletableFuture.completedFuture(ArithmeticExpression.format(ArithmeticExpression.evaluate(ToolSpecs.string(arguments, "expression"))));
         } catch (RuntimeException ex) {
             return CompletableFuture.failedFuture(ex);
         }

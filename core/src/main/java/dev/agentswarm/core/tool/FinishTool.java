@@ -28,11 +28,11 @@ public final class FinishTool implements Tool {
 
     @Override
     public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
-        JsonNode a = arguments == null ? null : arguments.get("answer");
-        if (a == null || !a.isTextual()) {
-            return CompletableFuture.failedFuture(new IllegalArgumentException("argument 'answer' (a string) is required"));
+        try {
+            return CompletableFuture.completedFuture(ToolSpecs.string(arguments, "answer"));
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        return CompletableFuture.completedFuture(a.textValue());
     }
 
     /** The answer of a {@code finish} call, or null when the call is not one or carries no text answer. */

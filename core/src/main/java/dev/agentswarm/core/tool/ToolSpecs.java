@@ -1,10 +1,11 @@
 package dev.agentswarm.core.tool;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.ToolSpec;
 
-/** Building tool specs for the common shape: one required string argument and nothing else. */
+/** Building tool specs for the common shape, one required string argument and nothing else, and reading it back. */
 public final class ToolSpecs {
 
     private ToolSpecs() {}
@@ -15,5 +16,15 @@ public final class ToolSpecs {
         s.putArray("required").add(field);
         s.put("additionalProperties", false);
         return new ToolSpec(name, description, s);
+    }
+
+    /**
+     * The string argument {@code field} of a call. The executor validates arguments against the spec
+     * first; this guards a tool's direct callers with the same message.
+     */
+    public static String string(JsonNode arguments, String field) {
+        JsonNode v = arguments == null ? null : arguments.get(field);
+        if (v == null || !v.isTextual()) throw new IllegalArgumentException("argument '" + field + "' (a string) is required");
+        return v.textValue();
     }
 }

@@ -34,6 +34,17 @@ class AnswerVerificationTest {
     }
 
     @Test
+    void namesWithInitialsPrefixesAndInnerCapitalsVerifyAgainstThemselves() {
+        // Gold answers of MuSiQue's dev and train samples that a capital-first name pattern split apart.
+        for (String gold : List.of("U.S.", "A.P.J. Abdul Kalam", "al-Razi", "U.S. Marshal Rooster Cogburn", "McDonald's", "iPhone")) {
+            assertTrue(ok(gold, gold), gold + ": " + verdict(gold, gold).reason());
+        }
+        assertTrue(ok("the U.S.", "U.S."));
+        assertFalse(ok("Razi", "al-Razi"), "not the name the gold gives");
+        assertFalse(ok("A.P.J. Abdul Kalam, Ramaswamy Venkataraman or Zail Singh", "A.P.J. Abdul Kalam"));
+    }
+
+    @Test
     void keywordStuffingGetsNoBoost() {
         var v = AnswerVerification.verify("Paris, Lyon, Marseille or Nice", "Nice", 1, 3.0);
         assertFalse(v.verified());

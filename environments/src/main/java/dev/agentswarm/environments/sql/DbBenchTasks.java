@@ -3,11 +3,7 @@ package dev.agentswarm.environments.sql;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Task;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import dev.agentswarm.environments.JsonRecords;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -30,26 +26,9 @@ final class DbBenchTasks {
 
     static List<Task> load(Path file, String suite, String split, int limit) {
         List<Task> tasks = new ArrayList<>();
-        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            String line;
-            int number = 0;
-            while ((line = in.readLine()) != null && tasks.size() < limit) {
-                number++;
-                if (line.isBlank()) continue;
-                String where = file + ":" + number;
-                JsonNode r;
-                try {
-                    r = Json.parse(line);
-                } catch (IOException e) {
-                    throw new IllegalArgumentException(where + ": not a JSON object: " + e.getMessage());
-                }
-                tasks.add(task(r, where, suite, split, tasks.size()));
-            }
-        } catch (NoSuchFileException e) {
-            throw new IllegalArgumentException("DBBench file " + file + " not found (configure agentswarm.environments.dbbench."
-                    + split + "-path; the samples are in ../shared/data/dbbench)");
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read DBBench file " + file + ": " + e.getMessage());
+        for (JsonRecords.Located r : JsonRecords.read(file, limit, "DBBench file",
+                "configure agentswarm.environments.dbbench." + split + "-path; the samples are in ../shared/data/dbbench")) {
+            tasks.add(task(r.node(), r.where(), suite, split, tasks.size()));
         }
         return tasks;
     }
@@ -99,14 +78,10 @@ final class DbBenchTasks {
     }
 
     private static JsonNode require(JsonNode node, String field, String where) {
-        JsonNode v = node.get(field);
-        if (v == null || v.isNull()) throw new IllegalArgumentException(where + ": field \"" + field + "\" is missing");
-        return v;
+        return JsonRecords.Located.require(node, field, where);
     }
 
     private static String text(JsonNode node, String field, String where) {
-        JsonNode v = require(node, field, where);
-        if (!v.isValueNode() || v.asText().isBlank()) throw new IllegalArgumentException(where + ": field \"" + field + "\" must be a non-empty string");
-        return v.asText();
+        return new JsonRecords.Located(node, where).text(field);
     }
 }

@@ -118,9 +118,7 @@ public final class SqlTools {
 
         @Override
         CompletionStage<String> call(SqlEpisode episode, JsonNode arguments, ToolContext context) {
-            JsonNode q = arguments.get("query");
-            if (q == null || !q.isTextual()) throw new IllegalArgumentException("argument 'query' (a string) is required");
-            String query = q.textValue();
+            String query = ToolSpecs.string(arguments, "query");
             if (episode.committed() != null) {
                 throw new IllegalStateException("an answer was already committed, so the database can no longer be used;"
                         + " end the episode with a short final message");

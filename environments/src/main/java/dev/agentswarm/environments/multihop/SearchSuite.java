@@ -1,0 +1,145 @@
+package dev.agentswarm.environments.multihop;
+
+import dev.agentswarm.core.environment.TaskEnvironment;
+import dev.agentswarm.core.format.HermesFormat;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.RewardBreakdown;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.reward.AnswerMetrics;
+import dev.agentswarm.core.reward.RewardWeights;
+import dev.agentswarm.core.tool.Tool;
+import dev.agentswarm.environments.EpisodeOutcome;
+import dev.agentswarm.environments.EpisodeStates;
+import dev.agentswarm.environments.Oracle;
+import dev.agentswarm.environments.Suite;
+import dev.agentswarm.environments.multihop.MultihopScoring.AnswerRule;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the multi-hop suites share: the {@code search} tool over a corpus (the generated world's
+ * pages, shared by every episode, or a dataset question's own paragraphs, indexed when its episode
+ * opens), the prompt asking for a short answer with bracketed citations, {@link MultihopScoring},
+ * the seed-000 table and the {@link SearchOracle}.
+ */
+abstract class SearchSuite implements Suite {
+
+    static final String PROMPT = "You answer questions by searching a collection of documents. The question needs several"
+            + " facts, each found on its own page: search for one fact at a time, naming the entity you already know, and use"
+            + " what each result says to ask the next question. Do not answer from memory. When you know the answer, give only"
+            + " the answer itself (a name, a date, a number or a short phrase, not a sentence), followed by the keys of the"
+            + " passages that support it in brackets, for example: Stanley [8][1]";
+    static final String SENTENCE_PROMPT = " Cite the sentences that support the answer by their keys, for example [3.0][7.2].";
+
+    private final String name;
+    private final int maxTurns;
+    private final int topK;
+    private final AnswerRule rule;
+    private final MultihopScoring.Settings settings;
+    private final RewardWeights weights;
+    /** The corpus every episode shares, or null when each episode searches its own task's passages. */
+    private final PassageIndex shared;
+    private final EpisodeStates<PassageIndex> episodes;
+    private final List<Tool> tools;
+
+    SearchSuite(String name, int maxTurns, int topK, AnswerRule rule, MultihopScoring.Settings settings, RewardWeights weights,
+                PassageIndex shared) {
+        if (maxTurns < 2) throw new IllegalArgumentException(name + ": max-turns must be >= 2 (a search and an answer), got " + maxTurns);
+        try {
+            weights.requireKnown(MultihopScoring.components(rule));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(name + ".reward: " + e.getMessage(), e);
+        }
+        this.name = name;
+        this.maxTurns = maxTurns;
+        this.topK = topK;
+        this.rule = rule;
+        this.settings = settings;
+        this.weights = weights;
+        this.shared = shared;
+        this.episodes = new EpisodeStates<>(name);
+        this.tools = List.of(new SearchTool(shared != null ? id -> shared : episodes::get, topK));
+    }
+
+    @Override
+    public final String name() {
+        return name;
+    }
+
+    @Override
+    public final EpisodeSpec spec(EpisodeSpec defaults) {
+        return defaults.withFormat(HermesFormat.NAME)
+                .withTools(List.of(SearchTool.NAME))
+                .withSystemPrompt(PROMPT + (rule == AnswerRule.HOTPOT ? SENTENCE_PROMPT : ""))
+                .withMaxTurns(maxTurns);
+    }
+
+    @Override
+    public final List<Tool> tools() {
+        return tools;
+    }
+
+    @Override
+    public final TaskEnvironment open(Task task, String episodeId) {
+        if (task.answer() == null || task.answer().isBlank()) {
+            throw new IllegalArgumentException(name + " task " + task.id() + " has no answer to score against");
+        }
+        MultihopScoring.Gold gold = new MultihopScoring.Gold(
+                AnswerMetrics.golds(task.answer(), HopTask.strings(task, HopTask.ALIASES)),
+                new java.util.HashSet<>(HopTask.strings(task, HopTask.SUPPORT)), HopTask.hops(task));
+        List<Passage> passages = shared == null ? HopTask.passages(task) : shared.passages();
+        if (shared == null) {
+            if (passages.isEmpty()) throw new IllegalArgumentException(name + " task " + task.id() + " has no passages to search");
+            episodes.put(episodeId, new PassageIndex(passages, rule == AnswerRule.HOTPOT));
+        }
+        return new TaskEnvironment() {
+            @Override
+            public RewardBreakdown score(Trajectory t) {
+                return weights.combine(MultihopScoring.score(EpisodeOutcome.of(t), gold, settings, rule,
+                        cited -> supportOf(cited, passages)));
+            }
+
+            @Override
+            public void close() {
+                if (shared == null) {
+                    PassageIndex index = episodes.remove(episodeId);
+                    if (index != null) index.close();
+                }
+            }
+        };
+    }
+
+    /** The support units cited keys stand for; by default the keys themselves. */
+    Collection<String> supportOf(List<String> cited, List<Passage> passages) {
+        return cited;
+    }
+
+    @Override
+    public final List<String> reportColumns() {
+        // Seed 000's table first: pass rate (F1 > 0.3), average F1, average hops; then the official metrics.
+        return rule == AnswerRule.HOTPOT
+                ? List.of("pass", "f1", "hops", "em", "support_f1", "support_em", "joint_f1", "joint_em", "outcome", "efficiency")
+                : List.of("pass", "f1", "hops", "em", "support_f1", "support_em", "outcome", "efficiency");
+    }
+
+    @Override
+    public String categoryKey() {
+        return HopTask.HOPS;
+    }
+
+    @Override
+    public final Optional<Oracle> oracle() {
+        return Optional.of(new SearchOracle());
+    }
+
+    final int topK() {
+        return topK;
+    }
+
+    /** Episodes with an index open now (for tests). */
+    final int openEpisodes() {
+        return episodes.open();
+    }
+}
