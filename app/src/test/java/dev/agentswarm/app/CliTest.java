@@ -146,4 +146,17 @@ class CliTest {
         assertTrue(j.get("heap_bytes_per_episode").asLong() > 0);
         assertTrue(j.get("overhead_us_p50").asDouble() > 0);
     }
+
+    @Test
+    void searchBenchmarkTimesTheWorldAndSaysWhenMusiqueIsMissing() throws Exception {
+        // The test's working directory is the module: ../shared/data is not there, so MuSiQue is skipped, by name.
+        Result b = swarm("bench", "search", "--queries", "20", "--rounds", "1", "--json");
+        assertEquals(0, b.exit(), b.err());
+        JsonNode j = b.json();
+        assertEquals(476, j.get("world_pages").asInt());
+        assertTrue(j.get("world_search_us_p50").asDouble() > 0);
+        assertTrue(j.get("world_search_per_s").asDouble() > 0);
+        if (!j.has("musique_questions")) assertTrue(b.err().contains("musique skipped"), b.err());
+        assertEquals(2, swarm("bench", "search", "--queries", "0").exit(), "bad arguments are refused as usage errors");
+    }
 }

@@ -60,6 +60,36 @@ class SuiteEpisodeTest {
     }
 
     @Test
+    void searchEpisodesOfTwoSuitesOnOneNodeEachSearchTheirOwnCorpus() {
+        // One node offers multihop and MuSiQue: one `search` tool, routed by each episode's suite;
+        // four samples of each MuSiQue question run at once and share its index.
+        var root = ConfigFactory.parseString("agentswarm.environments.musique.heldout-path = "
+                + "\"../environments/src/test/resources/musique/dev-sample.jsonl\"").withFallback(ConfigFactory.load());
+        Suite world = SuiteCatalog.one(root, "multihop");
+        Suite musique = SuiteCatalog.one(root, "musique");
+        Suites suites = new Suites(List.of(world, musique));
+        EpisodeSpec defaults = EpisodeSpec.fromConfig(root.getConfig("agentswarm.episode"));
+        for (Suite suite : List.of(world, musique)) {
+            List<Task> tasks = new java.util.ArrayList<>();
+            for (Task t : suite.tasks(Split.HELDOUT, 10)) for (int k = 0; k < 4; k++) tasks.add(t);
+            Map<String, Task> byEpisode = new HashMap<>();
+            List<String> ids = new java.util.ArrayList<>();
+            for (int i = 0; i < tasks.size(); i++) {
+                ids.add("e-" + suite.name() + "-" + i);
+                byEpisode.put(ids.get(i), tasks.get(i));
+            }
+            EpisodeSpec spec = suite.spec(defaults);
+            OraclePolicy oracle = new OraclePolicy(suite, spec.format(), byEpisode::get, Noise.NONE);
+            EpisodeHarness h = EpisodeHarness.on(kit, oracle, ToolRegistry.of(suites.tools()), suites);
+            for (Trajectory t : h.runAll(ids, tasks, spec)) {
+                assertEquals(StopReason.FINAL_ANSWER, t.stopReason(), t.error());
+                assertEquals(1.0, t.reward().components().get("f1"), t.taskId() + " answered " + t.finalAnswer());
+                assertEquals(1.0, t.reward().components().get("support_f1"), t.taskId() + " answered " + t.finalAnswer());
+            }
+        }
+    }
+
+    @Test
     void aTaskOfAnUnknownSuiteIsRefusedWithTheKnownOnes() {
         Suites suites = new Suites(List.of(SuiteCatalog.one(ConfigFactory.load(), "arithmetic")));
         EpisodeHarness h = EpisodeHarness.on(kit, ScriptedPolicy.replies("42"), ToolRegistry.of(suites.tools()), suites);

@@ -44,6 +44,7 @@ public final class PassageIndex implements AutoCloseable {
     private final ByteBuffersDirectory directory = new ByteBuffersDirectory();
     private final DirectoryReader reader;
     private final IndexSearcher searcher;
+    private final boolean singleSegment;
 
     /**
      * @param citesSentences whether results show sentence keys ({@code [3.1]}) for sentence-level citations
@@ -53,7 +54,9 @@ public final class PassageIndex implements AutoCloseable {
         this.passages = List.copyOf(passages);
         this.citesSentences = citesSentences;
         try {
-            IndexWriterConfig config = new IndexWriterConfig(analyzer).setSimilarity(new BM25Similarity());
+            // One small in-memory segment: no compound file to pack, no merges to schedule.
+            IndexWriterConfig config = new IndexWriterConfig(analyzer).setSimilarity(new BM25Similarity())
+                    .setUseCompoundFile(false).setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE);
             try (IndexWriter writer = new IndexWriter(directory, config)) {
                 for (int i = 0; i < this.passages.size(); i++) {
                     Passage p = this.passages.get(i);
@@ -70,6 +73,10 @@ public final class PassageIndex implements AutoCloseable {
         }
         searcher = new IndexSearcher(reader);
         searcher.setSimilarity(new BM25Similarity());
+        // Every query is new words: caching them costs more than it saves.
+        searcher.setQueryCache(null);
+        // Documents were added in order into one segment, so a hit's doc id is its passage's position.
+        singleSegment = reader.leaves().size() == 1 && reader.maxDoc() == this.passages.size();
     }
 
     public List<Passage> passages() {
@@ -91,9 +98,10 @@ public final class PassageIndex implements AutoCloseable {
         }
         try {
             List<Passage> hits = new ArrayList<>();
-            var stored = searcher.storedFields();
+            var stored = singleSegment ? null : searcher.storedFields();
             for (ScoreDoc sd : searcher.search(q.build(), k).scoreDocs) {
-                hits.add(passages.get(stored.document(sd.doc).getField("pos").numericValue().intValue()));
+                int pos = singleSegment ? sd.doc : stored.document(sd.doc).getField("pos").numericValue().intValue();
+                hits.add(passages.get(pos));
             }
             return hits;
         } catch (IOException e) {

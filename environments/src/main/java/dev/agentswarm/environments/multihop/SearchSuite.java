@@ -21,6 +21,7 @@ import java.util.Optional;
 /**
  * What the multi-hop suites share: the {@code search} tool over a corpus (the generated world's
  * pages, shared by every episode, or a dataset question's own paragraphs, indexed when its episode
+ * opens and shared by the episodes of that question open at once (a GRPO group),
  * opens), the prompt asking for a short answer with bracketed citations, {@link MultihopScoring},
  * the seed-000 table and the {@link SearchOracle}.
  */
@@ -42,6 +43,8 @@ abstract class SearchSuite implements Suite {
     /** The corpus every episode shares, or null when each episode searches its own task's passages. */
     private final PassageIndex shared;
     private final EpisodeStates<PassageIndex> episodes;
+    /** A question's index and how many open episodes use it, by task id. */
+    private final java.util.Map<String, Used> byTask = new java.util.HashMap<>();
     private final List<Tool> tools;
 
     SearchSuite(String name, int maxTurns, int topK, AnswerRule rule, MultihopScoring.Settings settings, RewardWeights weights,
@@ -89,10 +92,16 @@ abstract class SearchSuite implements Suite {
         MultihopScoring.Gold gold = new MultihopScoring.Gold(
                 AnswerMetrics.golds(task.answer(), HopTask.strings(task, HopTask.ALIASES)),
                 new java.util.HashSet<>(HopTask.strings(task, HopTask.SUPPORT)), HopTask.hops(task));
-        List<Passage> passages = shared == null ? HopTask.passages(task) : shared.passages();
+        List<Passage> passages = corpus(task);
         if (shared == null) {
             if (passages.isEmpty()) throw new IllegalArgumentException(name + " task " + task.id() + " has no passages to search");
-            episodes.put(episodeId, new PassageIndex(passages, rule == AnswerRule.HOTPOT));
+            PassageIndex index = acquire(task.id(), passages);
+            try {
+                episodes.put(episodeId, index);
+            } catch (IllegalStateException e) {
+                release(task.id());
+                throw e;
+            }
         }
         return new TaskEnvironment() {
             @Override
@@ -103,12 +112,44 @@ abstract class SearchSuite implements Suite {
 
             @Override
             public void close() {
-                if (shared == null) {
-                    PassageIndex index = episodes.remove(episodeId);
-                    if (index != null) index.close();
-                }
+                if (shared == null && episodes.remove(episodeId) != null) release(task.id());
             }
         };
+    }
+
+    private record Used(PassageIndex index, int episodes) {}
+
+    private PassageIndex acquire(String taskId, List<Passage> passages) {
+        synchronized (byTask) {
+            Used u = byTask.get(taskId);
+            // Indexing 20 paragraphs takes about a millisecond: cheap enough to do under the lock.
+            PassageIndex index = u != null ? u.index() : new PassageIndex(passages, rule == AnswerRule.HOTPOT);
+            byTask.put(taskId, new Used(index, u == null ? 1 : u.episodes() + 1));
+            return index;
+        }
+    }
+
+    private void release(String taskId) {
+        synchronized (byTask) {
+            Used u = byTask.get(taskId);
+            if (u == null) return;
+            if (u.episodes() > 1) {
+                byTask.put(taskId, new Used(u.index(), u.episodes() - 1));
+            } else {
+                byTask.remove(taskId);
+                u.index().close();
+            }
+        }
+    }
+
+    /** What an episode of {@code task} searches: the world's pages, or the task's own paragraphs. */
+    public final List<Passage> corpus(Task task) {
+        return shared != null ? shared.passages() : HopTask.passages(task);
+    }
+
+    /** Passages per search. */
+    public final int topK() {
+        return topK;
     }
 
     /** The support units cited keys stand for; by default the keys themselves. */
@@ -134,12 +175,15 @@ abstract class SearchSuite implements Suite {
         return Optional.of(new SearchOracle());
     }
 
-    final int topK() {
-        return topK;
-    }
-
     /** Episodes with an index open now (for tests). */
     final int openEpisodes() {
         return episodes.open();
+    }
+
+    /** Question indexes open now (for tests). */
+    final int openIndexes() {
+        synchronized (byTask) {
+            return byTask.size();
+        }
     }
 }

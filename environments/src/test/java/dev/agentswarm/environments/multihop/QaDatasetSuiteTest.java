@@ -155,6 +155,25 @@ class QaDatasetSuiteTest {
     }
 
     @Test
+    void episodesOfOneQuestionShareItsIndexUntilTheLastCloses() {
+        QaDatasetSuite s = musique();
+        List<Task> dev = s.tasks(Split.HELDOUT, 2);
+        var a = s.open(dev.get(0), "g0");
+        var b = s.open(dev.get(0), "g1");
+        var other = s.open(dev.get(1), "x");
+        assertEquals(3, s.openEpisodes());
+        assertEquals(2, s.openIndexes(), "a group of two shares one index");
+        assertThrows(IllegalStateException.class, () -> s.open(dev.get(0), "g0"), "an episode id opens once");
+        a.close();
+        String found = s.tools().get(0).invoke(Json.object().put("query", dev.get(0).prompt()), new ToolContext("g1", 1, 0, "c", 1000))
+                .toCompletableFuture().join();
+        assertTrue(found.startsWith("["), "the group's other episode still searches: " + found);
+        b.close();
+        other.close();
+        assertEquals(0, s.openIndexes());
+    }
+
+    @Test
     void malformedFilesNameTheLineAndTheField(@TempDir Path dir) throws IOException {
         List<String> lines = Files.readAllLines(MUSIQUE_DEV);
         Path missing = dir.resolve("missing-field.jsonl");
