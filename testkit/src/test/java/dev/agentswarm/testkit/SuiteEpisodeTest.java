@@ -99,6 +99,20 @@ class SuiteEpisodeTest {
     }
 
     @Test
+    void aTaskWhoseToolsTheNodeLacksIsRefusedByName() {
+        Suite world = SuiteCatalog.one(ConfigFactory.load(), "multihop");
+        Suites suites = new Suites(List.of(world));
+        // The node's registry has the calculator only: the suite's search tool is not offered.
+        EpisodeHarness h = EpisodeHarness.on(kit, ScriptedPolicy.replies("x"),
+                ToolRegistry.of(List.of(new dev.agentswarm.core.tool.CalculatorTool())), suites);
+        Task task = world.tasks(Split.HELDOUT, 1).get(0);
+        EpisodeSpec spec = world.spec(EpisodeSpec.fromConfig(ConfigFactory.load().getConfig("agentswarm.episode")));
+        Trajectory t = h.runAll(List.of("no-search"), List.of(task), spec).get(0);
+        assertEquals(StopReason.INVALID_REQUEST, t.stopReason());
+        assertTrue(t.error().contains("unknown tool(s) [search]") && t.error().contains("calculator"), t.error());
+    }
+
+    @Test
     void aFailingScorerIsReportedAndTheEnvironmentStillCloses() {
         AtomicInteger open = new AtomicInteger();
         TaskEnvironments failing = (task, episode) -> {
