@@ -1,0 +1,41 @@
+package dev.agentswarm.sandbox;
+
+import com.typesafe.config.Config;
+import java.time.Duration;
+import java.util.Locale;
+
+/** How untrusted code runs: isolation, limits and concurrency ({@code agentswarm.sandbox}). */
+public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wallTimeout, int cpuSeconds, long memoryBytes,
+                              int processes, long fileSizeBytes, long workSizeBytes, int maxOutputBytes, int slots, int firstUid) {
+
+    /** bubblewrap namespaces, or none at all (explicit, and warned about). */
+    public enum Isolation { BWRAP, NONE }
+
+    public SandboxSettings {
+        if (wallTimeout.isNegative() || wallTimeout.isZero()) throw new IllegalArgumentException("sandbox.wall-timeout must be > 0");
+        if (cpuSeconds < 1) throw new IllegalArgumentException("sandbox.cpu-seconds must be >= 1, got " + cpuSeconds);
+        if (memoryBytes < (16 << 20)) throw new IllegalArgumentException("sandbox.memory must be >= 16MiB, got " + memoryBytes);
+        if (processes < 2) throw new IllegalArgumentException("sandbox.processes must be >= 2, got " + processes);
+        if (fileSizeBytes < 1 || workSizeBytes < 4096) throw new IllegalArgumentException("sandbox.file-size and work-size must be positive");
+        if (maxOutputBytes < 16) throw new IllegalArgumentException("sandbox.max-output must be >= 16 bytes, got " + maxOutputBytes);
+        if (slots < 1) throw new IllegalArgumentException("sandbox.slots must be >= 1, got " + slots);
+        if (firstUid < 1000) throw new IllegalArgumentException("sandbox.first-uid must be >= 1000 (not a system user), got " + firstUid);
+    }
+
+    public static SandboxSettings fromConfig(Config c) {
+        Isolation isolation;
+        try {
+            isolation = Isolation.valueOf(c.getString("isolation").toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("sandbox.isolation must be bwrap or none, got " + c.getString("isolation"));
+        }
+        return new SandboxSettings(isolation, c.getString("bwrap-path"), c.getDuration("wall-timeout"), c.getInt("cpu-seconds"),
+                c.getBytes("memory"), c.getInt("processes"), c.getBytes("file-size"), c.getBytes("work-size"),
+                Math.toIntExact(c.getBytes("max-output")), c.getInt("slots"), c.getInt("first-uid"));
+    }
+
+    public SandboxSettings withWallTimeout(Duration d) {
+        return new SandboxSettings(isolation, bwrapPath, d, cpuSeconds, memoryBytes, processes, fileSizeBytes, workSizeBytes,
+                maxOutputBytes, slots, firstUid);
+    }
+}
