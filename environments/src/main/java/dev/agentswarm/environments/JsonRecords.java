@@ -65,42 +65,41 @@ public final class JsonRecords {
     public static List<Located> read(Path file, int limit, String what, String hint) {
         try (PushbackReader in = new PushbackReader(Files.newBufferedReader(file, StandardCharsets.UTF_8))) {
             int first;
-            do {
-                first = in.read();
-            } while (first >= 0 && Character.isWhitespace(first));
+            int skippedLines = 0;
+            while ((first = in.read()) >= 0 && Character.isWhitespace(first)) if (first == '\n') skippedLines++;
             if (first < 0) return List.of();
             in.unread(first);
-            return first == '[' ? array(in, file, limit) : lines(new BufferedReader(in), file, limit);
+            return first == '[' ? array(in, file, limit, skippedLines) : lines(new BufferedReader(in), file, limit, skippedLines);
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException(what + " " + file + " not found (" + hint + ")");
-        } catch (JsonProcessingException e) {
-            var loc = e.getLocation();
-            throw new IllegalArgumentException(file + ":" + (loc == null ? "?" : loc.getLineNr() + ":" + loc.getColumnNr())
-                    + ": malformed JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read " + what + " " + file + ": " + e.getMessage());
         }
     }
 
-    private static List<Located> array(java.io.Reader in, Path file, int limit) throws IOException {
+    private static List<Located> array(java.io.Reader in, Path file, int limit, int lineOffset) throws IOException {
         List<Located> out = new ArrayList<>();
         try (JsonParser p = Json.MAPPER.getFactory().createParser(in)) {
             p.nextToken(); // [
             while (out.size() < limit && p.nextToken() != JsonToken.END_ARRAY) {
                 if (p.currentToken() == null) throw new IllegalArgumentException(file + ": the JSON array is not closed");
-                String where = file + ":" + p.currentTokenLocation().getLineNr();
+                String where = file + ":" + (lineOffset + p.currentTokenLocation().getLineNr());
                 JsonNode node = Json.MAPPER.readTree(p);
                 if (!node.isObject()) throw new IllegalArgumentException(where + ": a record must be a JSON object");
                 out.add(new Located(node, where));
             }
+        } catch (JsonProcessingException e) {
+            var loc = e.getLocation();
+            throw new IllegalArgumentException(file + ":" + (loc == null ? "?" : (lineOffset + loc.getLineNr()) + ":" + loc.getColumnNr())
+                    + ": malformed JSON: " + e.getOriginalMessage());
         }
         return out;
     }
 
-    private static List<Located> lines(BufferedReader in, Path file, int limit) throws IOException {
+    private static List<Located> lines(BufferedReader in, Path file, int limit, int lineOffset) throws IOException {
         List<Located> out = new ArrayList<>();
         String line;
-        int number = 0;
+        int number = lineOffset;
         while (out.size() < limit && (line = in.readLine()) != null) {
             number++;
             if (line.isBlank()) continue;

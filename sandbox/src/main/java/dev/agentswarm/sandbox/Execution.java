@@ -9,18 +9,17 @@ public record Execution(int exitCode, String stdout, String stderr, boolean stdo
 
     /** What stopped a program before it finished by itself. */
     public enum Limit {
-        NONE("finished"),
-        WALL_TIME("killed at the wall-clock limit"),
-        CPU_TIME("killed at the CPU-time limit"),
-        MEMORY("ran out of its memory limit"),
-        FILE_SIZE("exceeded the file-size limit"),
-        OUTPUT("output beyond the cap was dropped");
-
-        public final String description;
-
-        Limit(String description) {
-            this.description = description;
-        }
+        NONE,
+        /** Killed, with its whole process tree, at the wall-clock limit. */
+        WALL_TIME,
+        /** Killed by the kernel at the CPU-seconds rlimit (SIGXCPU, or SIGKILL at the hard limit). */
+        CPU_TIME,
+        /** An allocation failed at the address-space rlimit. */
+        MEMORY,
+        /** A write failed at the file-size rlimit. */
+        FILE_SIZE,
+        /** It finished, but its output went past the cap and the rest was dropped. */
+        OUTPUT
     }
 
     public boolean ok() {

@@ -101,14 +101,26 @@ public final class Sandbox implements AutoCloseable {
     }
 
     private Execution runNow(List<String> program, String stdin, int slot) {
-        List<String> command = command(program, slot);
+        Path workDir = null;
+        try {
+            // Without isolation there is no tmpfs: a host temp folder stands in, removed afterwards.
+            if (settings.isolation() == SandboxSettings.Isolation.NONE) workDir = Files.createTempDirectory("agentswarm-sandbox");
+            return execute(command(program, slot), stdin, workDir);
+        } catch (IOException e) {
+            throw new SandboxUnavailableException("cannot create a work folder: " + e.getMessage());
+        } finally {
+            if (workDir != null) deleteTree(workDir);
+        }
+    }
+
+    private Execution execute(List<String> command, String stdin, Path workDir) {
         long start = System.nanoTime();
         Process p;
         try {
             ProcessBuilder pb = new ProcessBuilder(command);
             pb.environment().clear();
             pb.environment().put("PATH", "/usr/bin:/bin");
-            if (settings.isolation() == SandboxSettings.Isolation.NONE) pb.directory(Files.createTempDirectory("agentswarm-sandbox").toFile());
+            if (workDir != null) pb.directory(workDir.toFile());
             p = pb.start();
         } catch (IOException e) {
             throw new SandboxUnavailableException("cannot start " + command.get(0) + ": " + e.getMessage());
@@ -180,6 +192,14 @@ public final class Sandbox implements AutoCloseable {
         }
         c.addAll(program);
         return c;
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            LOG.warning("could not remove the work folder " + dir + ": " + e.getMessage());
+        }
     }
 
     private static void killTree(Process p) {

@@ -33,9 +33,4 @@ public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wa
                 c.getBytes("memory"), c.getInt("processes"), c.getBytes("file-size"), c.getBytes("work-size"),
                 Math.toIntExact(c.getBytes("max-output")), c.getInt("slots"), c.getInt("first-uid"));
     }
-
-    public SandboxSettings withWallTimeout(Duration d) {
-        return new SandboxSettings(isolation, bwrapPath, d, cpuSeconds, memoryBytes, processes, fileSizeBytes, workSizeBytes,
-                maxOutputBytes, slots, firstUid);
-    }
 }

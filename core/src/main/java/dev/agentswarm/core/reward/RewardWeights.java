@@ -47,13 +47,16 @@ public final class RewardWeights {
         return weights;
     }
 
-    /** Refuses weights for components the suite never produces (a typo would silently weigh nothing). */
-    public void requireKnown(Set<String> produced) {
+    /**
+     * Refuses weights for components the suite never produces (a typo would silently weigh nothing),
+     * naming the suite's block: {@code "sql.reward: reward weights for unknown component(s) [x]; …"}.
+     */
+    public void requireKnown(String suite, Set<String> produced) {
         Set<String> unknown = new TreeSet<>(weights.keySet());
         unknown.removeAll(produced);
         if (!unknown.isEmpty()) {
-            throw new IllegalArgumentException("reward weights for unknown component(s) " + unknown + "; this suite produces "
-                    + new TreeSet<>(produced));
+            throw new IllegalArgumentException(suite + ".reward: reward weights for unknown component(s) " + unknown
+                    + "; this suite produces " + new TreeSet<>(produced));
         }
     }
 

@@ -60,10 +60,10 @@ class RewardWeightsTest {
     @Test
     void weightsForComponentsTheSuiteNeverProducesAreReported() {
         RewardWeights w = parse("{ f1 = 1.0, effciency = 0.1 }");
-        var e = assertThrows(IllegalArgumentException.class, () -> w.requireKnown(Set.of("f1", "efficiency", "format")));
-        assertEquals("reward weights for unknown component(s) [effciency]; this suite produces [efficiency, f1, format]",
+        var e = assertThrows(IllegalArgumentException.class, () -> w.requireKnown("multihop", Set.of("f1", "efficiency", "format")));
+        assertEquals("multihop.reward: reward weights for unknown component(s) [effciency]; this suite produces [efficiency, f1, format]",
                 e.getMessage());
-        parse("{ f1 = 1.0 }").requireKnown(Set.of("f1", "format"));
-        new RewardWeights(Map.of()).requireKnown(Set.of());
+        parse("{ f1 = 1.0 }").requireKnown("multihop", Set.of("f1", "format"));
+        new RewardWeights(Map.of()).requireKnown("multihop", Set.of());
     }
 }

@@ -45,7 +45,7 @@ public final class ArithmeticSuite implements Suite {
             throw new IllegalArgumentException("arithmetic: need 1 <= min-ops <= max-ops, got " + minOps + ".." + maxOps);
         }
         if (maxTurns < 2) throw new IllegalArgumentException("arithmetic: max-turns must be >= 2, got " + maxTurns);
-        weights.requireKnown(COMPONENTS);
+        weights.requireKnown(NAME, COMPONENTS);
         this.seed = seed;
         this.minOps = minOps;
         this.maxOps = maxOps;

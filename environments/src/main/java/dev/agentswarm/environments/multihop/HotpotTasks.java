@@ -27,6 +27,24 @@ final class HotpotTasks {
         return title + FACT_SEPARATOR + sentence;
     }
 
+    /** The facts cited keys stand for: {@code [p.s]} is one, a bare {@code [p]} every sentence of page p. */
+    static List<String> facts(List<String> cited, List<Passage> passages) {
+        Set<String> facts = new LinkedHashSet<>();
+        for (String key : cited) {
+            int dot = key.indexOf('.');
+            String page = dot < 0 ? key : key.substring(0, dot);
+            String sentence = dot < 0 ? null : key.substring(dot + 1);
+            // A key no page has (or a number too long to be one) is cited but supports nothing.
+            if (page.length() > 6 || (sentence != null && sentence.length() > 6)) continue;
+            int p = Integer.parseInt(page);
+            if (p >= passages.size()) continue;
+            Passage passage = passages.get(p);
+            if (sentence != null) facts.add(fact(passage.title(), Integer.parseInt(sentence)));
+            else for (int s = 0; s < passage.sentences().size(); s++) facts.add(fact(passage.title(), s));
+        }
+        return new ArrayList<>(facts);
+    }
+
     static Task task(JsonRecords.Located r, String suite, String split) {
         String id = r.text("_id");
         String where = r.where() + " (" + id + ")";

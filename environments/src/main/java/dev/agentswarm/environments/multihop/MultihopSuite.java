@@ -59,8 +59,8 @@ public final class MultihopSuite extends SearchSuite {
         return MultihopTasks.generate(NAME, split, limit, seed, world, minHops, maxHops);
     }
 
-    /** The world's pages (for tests and for rendering a corpus). */
+    /** The world's pages, as indexed (for tests). */
     List<Passage> pages() {
-        return world.pages();
+        return corpus(null);
     }
 }

@@ -7,6 +7,7 @@ import dev.agentswarm.environments.multihop.World.Entity;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -33,7 +34,7 @@ final class MultihopTasks {
                     List<HopTask.Step> steps = steps(chain);
                     List<String> support = steps.stream().flatMap(s -> s.support().stream()).toList();
                     metadata.put(HopTask.HOPS, Integer.toString(steps.size()));
-                    metadata.put(HopTask.TYPE, chain.relations().get(chain.relations().size() - 1).name().toLowerCase(java.util.Locale.ROOT));
+                    metadata.put(HopTask.TYPE, chain.relations().get(chain.relations().size() - 1).name().toLowerCase(Locale.ROOT));
                     metadata.put(HopTask.STEPS, HopTask.stepsJson(steps));
                     metadata.put(HopTask.SUPPORT, HopTask.stringsJson(support));
                     metadata.put(HopTask.CITE, HopTask.stringsJson(support));
@@ -71,8 +72,8 @@ final class MultihopTasks {
     static String question(Chain chain) {
         List<Relation> rs = chain.relations();
         String described = chain.start().mention();
-        for (int i = 0; i < rs.size() - 1; i++) described = String.format(java.util.Locale.ROOT, rs.get(i).nounPhrase, described);
-        return String.format(java.util.Locale.ROOT, rs.get(rs.size() - 1).question, described);
+        for (int i = 0; i < rs.size() - 1; i++) described = String.format(Locale.ROOT, rs.get(i).nounPhrase, described);
+        return String.format(Locale.ROOT, rs.get(rs.size() - 1).question, described);
     }
 
     /** The single-hop decomposition, each hop asked about the entity the previous one found. */
@@ -82,7 +83,7 @@ final class MultihopTasks {
         for (Relation r : chain.relations()) {
             Object value = at.facts.get(r);
             String answer = value.toString();
-            String ask = String.format(java.util.Locale.ROOT, r.question, at.mention());
+            String ask = String.format(Locale.ROOT, r.question, at.mention());
             steps.add(new HopTask.Step(ask, at.name + " " + r.queryWords, List.of(at.name), at.name, answer, List.of(at.key)));
             if (value instanceof Entity next) at = next;
         }

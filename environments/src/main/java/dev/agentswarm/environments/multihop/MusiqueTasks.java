@@ -18,6 +18,9 @@ import java.util.Map;
  */
 final class MusiqueTasks {
 
+    /** {@code #2} in a sub-question: the second hop's answer. */
+    private static final java.util.regex.Pattern REFERENCE = java.util.regex.Pattern.compile("#(\\d+)");
+
     private MusiqueTasks() {}
 
     static Task task(JsonRecords.Located r, String suite, String split) {
@@ -82,7 +85,7 @@ final class MusiqueTasks {
 
     /** A sub-question with its {@code #k} references replaced by the answers before it. */
     static String resolve(String question, List<String> answers, String where) {
-        var m = java.util.regex.Pattern.compile("#(\\d+)").matcher(question);
+        var m = REFERENCE.matcher(question);
         StringBuilder sb = new StringBuilder();
         while (m.find()) {
             int k = Integer.parseInt(m.group(1));

@@ -12,7 +12,6 @@ import org.apache.lucene.analysis.en.EnglishAnalyzer;
 import org.apache.lucene.analysis.tokenattributes.CharTermAttribute;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
-import org.apache.lucene.document.StoredField;
 import org.apache.lucene.document.TextField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
@@ -44,7 +43,6 @@ public final class PassageIndex implements AutoCloseable {
     private final ByteBuffersDirectory directory = new ByteBuffersDirectory();
     private final DirectoryReader reader;
     private final IndexSearcher searcher;
-    private final boolean singleSegment;
 
     /**
      * @param citesSentences whether results show sentence keys ({@code [3.1]}) for sentence-level citations
@@ -58,10 +56,8 @@ public final class PassageIndex implements AutoCloseable {
             IndexWriterConfig config = new IndexWriterConfig(analyzer).setSimilarity(new BM25Similarity())
                     .setUseCompoundFile(false).setMergePolicy(org.apache.lucene.index.NoMergePolicy.INSTANCE);
             try (IndexWriter writer = new IndexWriter(directory, config)) {
-                for (int i = 0; i < this.passages.size(); i++) {
-                    Passage p = this.passages.get(i);
+                for (Passage p : this.passages) {
                     Document d = new Document();
-                    d.add(new StoredField("pos", i));
                     d.add(new TextField("title", p.title(), Field.Store.NO));
                     d.add(new TextField("text", p.text(), Field.Store.NO));
                     writer.addDocument(d);
@@ -75,8 +71,10 @@ public final class PassageIndex implements AutoCloseable {
         searcher.setSimilarity(new BM25Similarity());
         // Every query is new words: caching them costs more than it saves.
         searcher.setQueryCache(null);
-        // Documents were added in order into one segment, so a hit's doc id is its passage's position.
-        singleSegment = reader.leaves().size() == 1 && reader.maxDoc() == this.passages.size();
+        // One writer thread, no merges, no deletes: doc ids are the order passages were added in.
+        if (reader.maxDoc() != this.passages.size()) {
+            throw new IllegalStateException("indexed " + reader.maxDoc() + " of " + this.passages.size() + " passages");
+        }
     }
 
     public List<Passage> passages() {
@@ -98,11 +96,7 @@ public final class PassageIndex implements AutoCloseable {
         }
         try {
             List<Passage> hits = new ArrayList<>();
-            var stored = singleSegment ? null : searcher.storedFields();
-            for (ScoreDoc sd : searcher.search(q.build(), k).scoreDocs) {
-                int pos = singleSegment ? sd.doc : stored.document(sd.doc).getField("pos").numericValue().intValue();
-                hits.add(passages.get(pos));
-            }
+            for (ScoreDoc sd : searcher.search(q.build(), k).scoreDocs) hits.add(passages.get(sd.doc));
             return hits;
         } catch (IOException e) {
             throw new UncheckedIOException("search failed", e);

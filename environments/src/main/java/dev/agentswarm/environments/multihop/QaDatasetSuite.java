@@ -8,10 +8,7 @@ import dev.agentswarm.environments.Split;
 import dev.agentswarm.environments.multihop.MultihopScoring.AnswerRule;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 
 /**
  * A real multi-hop QA dataset as a suite: MuSiQue-Ans or HotpotQA (distractor setting). Each episode
@@ -83,25 +80,5 @@ public final class QaDatasetSuite extends SearchSuite {
     @Override
     public String categoryKey() {
         return HopTask.TYPE;
-    }
-
-    /** HotpotQA scores (title, sentence) facts: {@code [p.s]} is one, a bare {@code [p]} every sentence of the page. */
-    @Override
-    Collection<String> supportOf(List<String> cited, List<Passage> passages) {
-        if (!name().equals(HOTPOTQA)) return cited;
-        Set<String> facts = new LinkedHashSet<>();
-        for (String key : cited) {
-            int dot = key.indexOf('.');
-            String page = dot < 0 ? key : key.substring(0, dot);
-            String sentence = dot < 0 ? null : key.substring(dot + 1);
-            // A key no page has (or a number too long to be one) is cited but supports nothing.
-            if (page.length() > 6 || (sentence != null && sentence.length() > 6)) continue;
-            int p = Integer.parseInt(page);
-            if (p >= passages.size()) continue;
-            Passage passage = passages.get(p);
-            if (sentence != null) facts.add(HotpotTasks.fact(passage.title(), Integer.parseInt(sentence)));
-            else for (int s = 0; s < passage.sentences().size(); s++) facts.add(HotpotTasks.fact(passage.title(), s));
-        }
-        return new ArrayList<>(facts);
     }
 }

@@ -24,6 +24,8 @@ import java.util.Set;
  */
 final class SearchOracle implements Oracle {
 
+    /** A result's header line, {@code [8] Title}. */
+    private static final java.util.regex.Pattern RESULT_HEADER = java.util.regex.Pattern.compile("(?m)^\\[(\\d+)] ");
     private static final String FILLER = "Alright, let me go step by step and be careful to check each fact. ";
 
     @Override
@@ -107,7 +109,7 @@ final class SearchOracle implements Oracle {
     /** The passage keys the results have shown ({@code [8] Title} headers). */
     static Set<String> shownKeys(CharSequence results) {
         Set<String> keys = new HashSet<>();
-        var m = java.util.regex.Pattern.compile("(?m)^\\[(\\d+)] ").matcher(results);
+        var m = RESULT_HEADER.matcher(results);
         while (m.find()) keys.add(m.group(1));
         return keys;
     }

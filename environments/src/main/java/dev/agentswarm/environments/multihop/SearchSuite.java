@@ -14,8 +14,10 @@ import dev.agentswarm.environments.EpisodeStates;
 import dev.agentswarm.environments.Oracle;
 import dev.agentswarm.environments.Suite;
 import dev.agentswarm.environments.multihop.MultihopScoring.AnswerRule;
-import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -44,17 +46,13 @@ abstract class SearchSuite implements Suite {
     private final PassageIndex shared;
     private final EpisodeStates<PassageIndex> episodes;
     /** A question's index and how many open episodes use it, by task id. */
-    private final java.util.Map<String, Used> byTask = new java.util.HashMap<>();
+    private final Map<String, Used> byTask = new HashMap<>();
     private final List<Tool> tools;
 
     SearchSuite(String name, int maxTurns, int topK, AnswerRule rule, MultihopScoring.Settings settings, RewardWeights weights,
                 PassageIndex shared) {
         if (maxTurns < 2) throw new IllegalArgumentException(name + ": max-turns must be >= 2 (a search and an answer), got " + maxTurns);
-        try {
-            weights.requireKnown(MultihopScoring.components(rule));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(name + ".reward: " + e.getMessage(), e);
-        }
+        weights.requireKnown(name, MultihopScoring.components(rule));
         this.name = name;
         this.maxTurns = maxTurns;
         this.topK = topK;
@@ -91,11 +89,9 @@ abstract class SearchSuite implements Suite {
         }
         MultihopScoring.Gold gold = new MultihopScoring.Gold(
                 AnswerMetrics.golds(task.answer(), HopTask.strings(task, HopTask.ALIASES)),
-                new java.util.HashSet<>(HopTask.strings(task, HopTask.SUPPORT)), HopTask.hops(task));
-        List<Passage> passages = corpus(task);
+                new HashSet<>(HopTask.strings(task, HopTask.SUPPORT)), HopTask.hops(task));
+        PassageIndex index = shared != null ? shared : acquire(task);
         if (shared == null) {
-            if (passages.isEmpty()) throw new IllegalArgumentException(name + " task " + task.id() + " has no passages to search");
-            PassageIndex index = acquire(task.id(), passages);
             try {
                 episodes.put(episodeId, index);
             } catch (IllegalStateException e) {
@@ -106,8 +102,9 @@ abstract class SearchSuite implements Suite {
         return new TaskEnvironment() {
             @Override
             public RewardBreakdown score(Trajectory t) {
+                // HotpotQA scores (title, sentence) facts; the other suites the cited keys themselves.
                 return weights.combine(MultihopScoring.score(EpisodeOutcome.of(t), gold, settings, rule,
-                        cited -> supportOf(cited, passages)));
+                        cited -> rule == AnswerRule.HOTPOT ? HotpotTasks.facts(cited, index.passages()) : cited));
             }
 
             @Override
@@ -119,12 +116,18 @@ abstract class SearchSuite implements Suite {
 
     private record Used(PassageIndex index, int episodes) {}
 
-    private PassageIndex acquire(String taskId, List<Passage> passages) {
+    /** The question's index, built (its passages decoded) only by the first of its episodes open at once. */
+    private PassageIndex acquire(Task task) {
         synchronized (byTask) {
-            Used u = byTask.get(taskId);
-            // Indexing 20 paragraphs takes about a millisecond: cheap enough to do under the lock.
-            PassageIndex index = u != null ? u.index() : new PassageIndex(passages, rule == AnswerRule.HOTPOT);
-            byTask.put(taskId, new Used(index, u == null ? 1 : u.episodes() + 1));
+            Used u = byTask.get(task.id());
+            PassageIndex index = u != null ? u.index() : null;
+            if (index == null) {
+                List<Passage> passages = HopTask.passages(task);
+                if (passages.isEmpty()) throw new IllegalArgumentException(name + " task " + task.id() + " has no passages to search");
+                // Indexing 20 paragraphs takes about a millisecond: cheap enough to do under the lock.
+                index = new PassageIndex(passages, rule == AnswerRule.HOTPOT);
+            }
+            byTask.put(task.id(), new Used(index, u == null ? 1 : u.episodes() + 1));
             return index;
         }
     }
@@ -150,11 +153,6 @@ abstract class SearchSuite implements Suite {
     /** Passages per search. */
     public final int topK() {
         return topK;
-    }
-
-    /** The support units cited keys stand for; by default the keys themselves. */
-    Collection<String> supportOf(List<String> cited, List<Passage> passages) {
-        return cited;
     }
 
     @Override

@@ -61,7 +61,7 @@ public final class PluginSuite implements Suite {
         produced.addAll(PluginPlanReward.FACTS);
         produced.add("plan");
         produced.add("pass");
-        weights.requireKnown(produced);
+        weights.requireKnown(NAME, produced);
         this.seed = seed;
         this.candidates = candidates;
         this.maxSteps = maxSteps;

@@ -27,11 +27,7 @@ abstract class SqlEpisodeSuite implements Suite {
         if (maxTurns < 3) {
             throw new IllegalArgumentException(name + ": max-turns must be >= 3 (query, commit, close), got " + maxTurns);
         }
-        try {
-            weights.requireKnown(SqlEpisode.COMPONENTS);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(name + ".reward: " + e.getMessage(), e);
-        }
+        weights.requireKnown(name, SqlEpisode.COMPONENTS);
         this.name = name;
         this.maxTurns = maxTurns;
         this.weights = weights;

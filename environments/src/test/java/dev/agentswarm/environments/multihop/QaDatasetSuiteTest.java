@@ -196,9 +196,10 @@ class QaDatasetSuiteTest {
         var records = (com.fasterxml.jackson.databind.node.ArrayNode) Json.parse(hotpot);
         ((com.fasterxml.jackson.databind.node.ArrayNode) records.get(1).get("supporting_facts").get(0)).set(0, "Nowhere");
         Path noTitle = dir.resolve("hotpot.json");
-        Files.writeString(noTitle, Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(records));
+        // Two blank lines, "[", the first record on line 4, the broken second on line 5.
+        Files.writeString(noTitle, "\n\n[\n" + Json.write(records.get(0)) + ",\n" + Json.write(records.get(1)) + "\n]\n");
         e = assertThrows(IllegalArgumentException.class, () -> suite(QaDatasetSuite.HOTPOTQA, noTitle, noTitle).tasks(Split.TRAIN, 10));
-        assertTrue(e.getMessage().contains("hotpot.json:") && e.getMessage().contains("supporting_facts[0]: title \"Nowhere\" is not in the context"),
+        assertTrue(e.getMessage().contains("hotpot.json:5 ") && e.getMessage().contains("supporting_facts[0]: title \"Nowhere\" is not in the context"),
                 e.getMessage());
 
         Path truncated = dir.resolve("truncated.json");
