@@ -1,6 +1,5 @@
 package dev.agentswarm.sandbox;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -9,46 +8,78 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 
 /**
- * Runs untrusted programs, one process tree per run, under bubblewrap: every namespace unshared (no
- * network, its own pids), the system read-only, a private size-capped tmpfs as the work folder, no
- * capabilities, a cleared environment, rlimits on CPU, memory, processes and file size, and a
- * wall-clock limit at which the whole tree is killed. At most {@code slots} run at once; later
- * callers queue. As root, each slot runs as its own uid, because root is exempt from the process
- * limit and a fork bomb would otherwise reach the host's. Plain Java: no actors; blocking work runs
- * on the sandbox's own threads.
+ * Runs untrusted programs under bubblewrap: every namespace unshared (no network, its own pids),
+ * the system read-only, a private size-capped tmpfs as the work folder, no capabilities, a cleared
+ * environment, rlimits on CPU, memory, processes and file size, and a wall-clock limit at which the
+ * whole tree is killed. Two ways: {@link #run} starts a fresh sandbox per program;
+ * {@link #openSession} hands out a stateful one (a code interpreter kept for an episode), from a
+ * warm pool of interpreters started ahead. At most {@code slots} programs or cells execute at once
+ * and at most {@code sessions} interpreters live at once; later callers wait (their stages complete
+ * later), they are never refused. As root, every slot and session runs as its own uid, because
+ * root is exempt from the process limit and a fork bomb would otherwise reach the host's. Plain
+ * Java: no actors; blocking work runs on the sandbox's own threads.
  */
 public final class Sandbox implements AutoCloseable {
 
     private static final Logger LOG = Logger.getLogger(Sandbox.class.getName());
-    private static final int SIGKILL = 9;
-    private static final int SIGXCPU = 24;
+    static final int SIGKILL = 9;
+    static final int SIGXCPU = 24;
     private static final int SIGXFSZ = 25;
+    /** How long past a cell's own limit the JVM waits before it kills the interpreter (the driver interrupts the cell first). */
+    static final long CELL_GRACE_MILLIS = 2000;
+    private static final long START_TIMEOUT_MILLIS = 15_000;
+    private static final String DRIVER = driverSource();
+    private static final Map<SandboxSettings, Sandbox> SHARED = new ConcurrentHashMap<>();
 
     private final SandboxSettings settings;
     private final boolean root;
-    private final ExecutorService runners;
-    private final ExecutorService drains;
-    private final BlockingQueue<Integer> freeSlots = new LinkedBlockingQueue<>();
+    private final ExecutorService blocking;
+    /**
+     * Starts every session interpreter. bubblewrap's --die-with-parent follows the thread that
+     * started it (PR_SET_PDEATHSIG), so an interpreter started on a pooled thread would be killed
+     * when that thread retires; this one lives as long as the sandbox.
+     */
+    private final ExecutorService spawner;
+    private final ScheduledExecutorService timer;
+    private final Permits executionSlots;
+    private final Permits sessionPermits;
+    private final ConcurrentLinkedDeque<Warm> warm = new ConcurrentLinkedDeque<>();
+    private final AtomicInteger warming = new AtomicInteger();
+    private final Set<SandboxSession> open = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    /** An interpreter started ahead, holding its session permit. */
+    private record Warm(int permit, Interpreter interpreter) {}
 
     private Sandbox(SandboxSettings settings, boolean root) {
         this.settings = settings;
         this.root = root;
-        for (int i = 0; i < settings.slots(); i++) freeSlots.add(i);
+        this.executionSlots = new Permits(settings.slots());
+        this.sessionPermits = new Permits(settings.sessions());
         AtomicInteger n = new AtomicInteger();
-        this.runners = Executors.newFixedThreadPool(settings.slots(), r -> daemon(r, "agentswarm-sandbox-" + n.incrementAndGet()));
-        this.drains = Executors.newCachedThreadPool(r -> daemon(r, "agentswarm-sandbox-output"));
+        this.blocking = Executors.newCachedThreadPool(r -> daemon(r, "agentswarm-sandbox-" + n.incrementAndGet()));
+        this.spawner = Executors.newSingleThreadExecutor(r -> daemon(r, "agentswarm-sandbox-spawner"));
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "agentswarm-sandbox-timer"));
+        long every = Math.max(1000, Math.min(30_000, settings.sessionIdleTimeout().toMillis() / 4));
+        timer.scheduleWithFixedDelay(this::closeIdleSessions, every, every, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -66,7 +97,7 @@ public final class Sandbox implements AutoCloseable {
             throw new SandboxUnavailableException("bubblewrap is not installed at " + settings.bwrapPath()
                     + ": install it (apt-get install bubblewrap), or set agentswarm.sandbox.isolation = none to run code without isolation");
         }
-        Execution probe = s.runNow(Language.BASH, "exit 0", "", 0);
+        Execution probe = s.runNow(Language.BASH.command("exit 0"), "", 0);
         if (probe.exitCode() != 0) {
             s.close();
             throw new SandboxUnavailableException("bubblewrap cannot create its namespaces here (exit " + probe.exitCode() + ": "
@@ -75,29 +106,155 @@ public final class Sandbox implements AutoCloseable {
         return s;
     }
 
+    /**
+     * The one sandbox of this JVM for these settings, created on first use and kept until the JVM
+     * exits: every tool and suite on a node shares its slots, sessions and uids.
+     */
+    public static Sandbox shared(SandboxSettings settings) {
+        return SHARED.computeIfAbsent(settings, Sandbox::create);
+    }
+
     public SandboxSettings settings() {
         return settings;
     }
 
-    /** Runs {@code source} with {@code stdin} as its input; waits for a free slot first. */
+    /** Runs {@code source} in a fresh sandbox with {@code stdin} as its input; waits for a free slot first. */
     public CompletionStage<Execution> run(Language language, String source, String stdin) {
         List<String> program = language.command(source); // refuse oversized programs before queueing
-        CompletableFuture<Execution> result = new CompletableFuture<>();
-        runners.execute(() -> {
-            Integer slot = freeSlots.poll();
+        if (closed) return CompletableFuture.failedFuture(new IllegalStateException("the sandbox is closed"));
+        return executionSlots.acquire().thenApplyAsync(slot -> {
             try {
-                result.complete(runNow(program, stdin, slot == null ? 0 : slot));
-            } catch (Throwable t) {
-                result.completeExceptionally(t);
+                return runNow(program, stdin, slot);
             } finally {
-                if (slot != null) freeSlots.add(slot);
+                executionSlots.release(slot);
             }
-        });
-        return result;
+        }, blocking);
     }
 
-    private Execution runNow(Language language, String source, String stdin, int slot) {
-        return runNow(language.command(source), stdin, slot);
+    /**
+     * A stateful session: a warm interpreter at once when one is ready, else a new one once fewer
+     * than {@code sessions} are alive. Close it when done.
+     */
+    public CompletionStage<SandboxSession> openSession() {
+        if (closed) return CompletableFuture.failedFuture(new IllegalStateException("the sandbox is closed"));
+        SandboxSession ready = takeWarm();
+        if (ready != null) {
+            refill();
+            return CompletableFuture.completedFuture(ready);
+        }
+        CompletionStage<SandboxSession> s = sessionPermits.acquire().thenApplyAsync(permit -> {
+            SandboxSession warmed = takeWarm(); // one may have become ready while this opener waited
+            if (warmed != null) {
+                sessionPermits.release(permit);
+                return warmed;
+            }
+            try {
+                return opened(new SandboxSession(this, permit, startInterpreter(permit)));
+            } catch (RuntimeException e) {
+                sessionPermits.release(permit);
+                throw e;
+            }
+        }, blocking);
+        refill();
+        return s;
+    }
+
+    /** A session on a live warm interpreter, or null when none is ready. */
+    private SandboxSession takeWarm() {
+        Warm w;
+        while ((w = warm.poll()) != null) {
+            if (w.interpreter().alive()) return opened(new SandboxSession(this, w.permit(), w.interpreter()));
+            w.interpreter().kill();
+            sessionPermits.release(w.permit());
+        }
+        return null;
+    }
+
+    private SandboxSession opened(SandboxSession s) {
+        open.add(s);
+        if (closed) s.close("the sandbox was closed");
+        return s;
+    }
+
+    /** Called by a session as it closes: its permit goes to the next opener or to a new warm interpreter. */
+    void sessionClosed(SandboxSession s, int permit) {
+        open.remove(s);
+        sessionPermits.release(permit);
+        refill();
+    }
+
+    /** Starts interpreters ahead up to {@code warm-sessions}, only with permits nobody waits for. */
+    private void refill() {
+        while (!closed && warm.size() + warming.get() < settings.warmSessions()) {
+            OptionalInt permit = sessionPermits.tryAcquire();
+            if (permit.isEmpty()) return;
+            warming.incrementAndGet();
+            blocking.execute(() -> {
+                try {
+                    warm.add(new Warm(permit.getAsInt(), startInterpreter(permit.getAsInt())));
+                    // Openers that queued for a permit while this one started would wait for a session
+                    // to close; the warm interpreters' permits go to them instead.
+                    if (closed || sessionPermits.waiters() > 0) killWarm();
+                } catch (RuntimeException e) {
+                    sessionPermits.release(permit.getAsInt());
+                    LOG.warning("could not start a warm sandbox interpreter: " + e.getMessage());
+                } finally {
+                    warming.decrementAndGet();
+                }
+            });
+        }
+    }
+
+    /** A new session interpreter as the uid of session permit {@code permit}, ready for cells. */
+    Interpreter startInterpreter(int permit) {
+        Path workDir = null;
+        try {
+            if (settings.isolation() == SandboxSettings.Isolation.NONE) workDir = Files.createTempDirectory("agentswarm-session");
+            List<String> driver = List.of("/usr/bin/python3", "-I", "-S", "-c", DRIVER, Integer.toString(settings.maxOutputBytes()),
+                    Integer.toString(settings.cpuSeconds()), Long.toString(settings.fileSizeBytes()));
+            List<String> command = command(driver, settings.slots() + permit, settings.sessionCpuSeconds(), settings.sessionCpuSeconds());
+            Path dir = workDir;
+            Process p = spawner.submit(() -> start(command, dir)).get();
+            CappedOutput log = new CappedOutput(4096);
+            blocking.execute(() -> log.drain(p.getErrorStream()));
+            long replyBytes = 12L * settings.maxOutputBytes() + settings.fileSizeBytes() * 4 / 3 + 65_536;
+            Interpreter interpreter = new Interpreter(p, log, workDir, (int) Math.min(Integer.MAX_VALUE - 8, replyBytes), timer);
+            try {
+                interpreter.awaitReady(START_TIMEOUT_MILLIS);
+            } catch (Interpreter.Stopped e) {
+                throw new SandboxUnavailableException("the session interpreter did not start: " + e.getMessage());
+            }
+            return interpreter;
+        } catch (IOException e) {
+            if (workDir != null) deleteTree(workDir);
+            throw new SandboxUnavailableException("cannot create a work folder: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting a sandbox session", e);
+        } catch (ExecutionException e) {
+            if (workDir != null) deleteTree(workDir);
+            throw e.getCause() instanceof SandboxUnavailableException u ? u : new SandboxUnavailableException(e.getCause().getMessage());
+        }
+    }
+
+    private void closeIdleSessions() {
+        long limit = settings.sessionIdleTimeout().toNanos();
+        for (SandboxSession s : open) {
+            if (s.idleNanos() > limit) s.close("nobody called it for " + settings.sessionIdleTimeout().toSeconds() + " s");
+        }
+    }
+
+    Permits executionSlots() {
+        return executionSlots;
+    }
+
+    Executor blocking() {
+        return blocking;
+    }
+
+    /** Sessions open now (not counting warm interpreters nobody has taken). */
+    public int openSessions() {
+        return open.size();
     }
 
     private Execution runNow(List<String> program, String stdin, int slot) {
@@ -105,7 +262,7 @@ public final class Sandbox implements AutoCloseable {
         try {
             // Without isolation there is no tmpfs: a host temp folder stands in, removed afterwards.
             if (settings.isolation() == SandboxSettings.Isolation.NONE) workDir = Files.createTempDirectory("agentswarm-sandbox");
-            return execute(command(program, slot), stdin, workDir);
+            return execute(command(program, slot, settings.cpuSeconds(), settings.cpuSeconds() + 1), stdin, workDir);
         } catch (IOException e) {
             throw new SandboxUnavailableException("cannot create a work folder: " + e.getMessage());
         } finally {
@@ -115,21 +272,12 @@ public final class Sandbox implements AutoCloseable {
 
     private Execution execute(List<String> command, String stdin, Path workDir) {
         long start = System.nanoTime();
-        Process p;
-        try {
-            ProcessBuilder pb = new ProcessBuilder(command);
-            pb.environment().clear();
-            pb.environment().put("PATH", "/usr/bin:/bin");
-            if (workDir != null) pb.directory(workDir.toFile());
-            p = pb.start();
-        } catch (IOException e) {
-            throw new SandboxUnavailableException("cannot start " + command.get(0) + ": " + e.getMessage());
-        }
-        Capped out = new Capped(settings.maxOutputBytes());
-        Capped err = new Capped(settings.maxOutputBytes());
-        Future<?> outDrain = drains.submit(() -> out.drain(p.getInputStream()));
-        Future<?> errDrain = drains.submit(() -> err.drain(p.getErrorStream()));
-        drains.submit(() -> feed(p.getOutputStream(), stdin));
+        Process p = start(command, workDir);
+        CappedOutput out = new CappedOutput(settings.maxOutputBytes());
+        CappedOutput err = new CappedOutput(settings.maxOutputBytes());
+        Future<?> outDrain = blocking.submit(() -> out.drain(p.getInputStream()));
+        Future<?> errDrain = blocking.submit(() -> err.drain(p.getErrorStream()));
+        blocking.execute(() -> feed(p.getOutputStream(), stdin));
         boolean timedOut = false;
         try {
             if (!p.waitFor(settings.wallTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -153,6 +301,19 @@ public final class Sandbox implements AutoCloseable {
         return new Execution(code, out.text(), stderr, out.cut(), err.cut(), wall, limit(timedOut, code, stderr, out.cut() || err.cut()));
     }
 
+    /** Starts {@code command} with only PATH in its environment, in {@code workDir} when given. */
+    private static Process start(List<String> command, Path workDir) {
+        try {
+            ProcessBuilder pb = new ProcessBuilder(command);
+            pb.environment().clear();
+            pb.environment().put("PATH", "/usr/bin:/bin");
+            if (workDir != null) pb.directory(workDir.toFile());
+            return pb.start();
+        } catch (IOException e) {
+            throw new SandboxUnavailableException("cannot start " + command.get(0) + ": " + e.getMessage());
+        }
+    }
+
     private Execution.Limit limit(boolean timedOut, int code, String stderr, boolean cut) {
         if (timedOut) return Execution.Limit.WALL_TIME;
         if (code == 128 + SIGXCPU || code == 128 + SIGKILL) return Execution.Limit.CPU_TIME;
@@ -164,15 +325,18 @@ public final class Sandbox implements AutoCloseable {
         return cut ? Execution.Limit.OUTPUT : Execution.Limit.NONE;
     }
 
-    /** The full command line: the slot's uid (as root), the rlimits, bubblewrap, the program. */
-    List<String> command(List<String> program, int slot) {
+    /**
+     * The full command line: uid number {@code uidIndex} past first-uid (as root), the rlimits with
+     * these CPU seconds, bubblewrap, the program.
+     */
+    List<String> command(List<String> program, int uidIndex, int cpuSoft, int cpuHard) {
         List<String> c = new ArrayList<>();
         boolean isolated = settings.isolation() == SandboxSettings.Isolation.BWRAP;
         if (root && isolated) {
-            int uid = settings.firstUid() + slot;
+            int uid = settings.firstUid() + uidIndex;
             c.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups", "--inh-caps=-all"));
         }
-        c.addAll(List.of("prlimit", "--cpu=" + settings.cpuSeconds() + ":" + (settings.cpuSeconds() + 1), "--as=" + settings.memoryBytes(),
+        c.addAll(List.of("prlimit", "--cpu=" + cpuSoft + ":" + cpuHard, "--as=" + settings.memoryBytes(),
                 "--nproc=" + settings.processes(), "--fsize=" + settings.fileSizeBytes(), "--core=0", "--"));
         if (isolated) {
             c.addAll(List.of(settings.bwrapPath(), "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
@@ -194,7 +358,7 @@ public final class Sandbox implements AutoCloseable {
         return c;
     }
 
-    private static void deleteTree(Path dir) {
+    static void deleteTree(Path dir) {
         try (var paths = Files.walk(dir)) {
             paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException e) {
@@ -232,45 +396,32 @@ public final class Sandbox implements AutoCloseable {
         return t;
     }
 
-    @Override
-    public void close() {
-        runners.shutdownNow();
-        drains.shutdownNow();
+    private static String driverSource() {
+        try (InputStream in = Sandbox.class.getResourceAsStream("session_driver.py")) {
+            if (in == null) throw new IllegalStateException("session_driver.py is missing from the sandbox jar");
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read session_driver.py: " + e.getMessage(), e);
+        }
     }
 
-    /** One stream, kept up to a cap; the rest is read (so the program never blocks on a full pipe) and counted. */
-    private static final class Capped {
-        private final int cap;
-        private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
-        private long dropped;
-
-        Capped(int cap) {
-            this.cap = cap;
+    private void killWarm() {
+        Warm w;
+        while ((w = warm.poll()) != null) {
+            w.interpreter().kill();
+            sessionPermits.release(w.permit());
         }
+    }
 
-        void drain(InputStream in) {
-            byte[] buf = new byte[8192];
-            try (in) {
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    synchronized (this) {
-                        int keep = (int) Math.max(0, Math.min(n, cap - kept.size()));
-                        kept.write(buf, 0, keep);
-                        dropped += n - keep;
-                    }
-                }
-            } catch (IOException e) {
-                // The process was killed: keep what arrived.
-            }
-        }
-
-        synchronized boolean cut() {
-            return dropped > 0;
-        }
-
-        synchronized String text() {
-            String s = kept.toString(StandardCharsets.UTF_8);
-            return dropped > 0 ? s + "\n[… " + dropped + " more bytes cut]" : s;
-        }
+    /** Kills every session and warm interpreter and stops the sandbox's threads. */
+    @Override
+    public void close() {
+        closed = true;
+        SHARED.remove(settings, this);
+        for (SandboxSession s : open) s.close("the sandbox was closed");
+        killWarm();
+        timer.shutdownNow();
+        spawner.shutdownNow();
+        blocking.shutdownNow();
     }
 }

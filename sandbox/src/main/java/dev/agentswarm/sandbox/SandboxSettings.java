@@ -6,7 +6,8 @@ import java.util.Locale;
 
 /** How untrusted code runs: isolation, limits and concurrency ({@code agentswarm.sandbox}). */
 public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wallTimeout, int cpuSeconds, long memoryBytes,
-                              int processes, long fileSizeBytes, long workSizeBytes, int maxOutputBytes, int slots, int firstUid) {
+                              int processes, long fileSizeBytes, long workSizeBytes, int maxOutputBytes, int slots, int firstUid,
+                              int sessions, int warmSessions, int sessionCpuSeconds, Duration sessionIdleTimeout) {
 
     /** bubblewrap namespaces, or none at all (explicit, and warned about). */
     public enum Isolation { BWRAP, NONE }
@@ -20,6 +21,16 @@ public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wa
         if (maxOutputBytes < 16) throw new IllegalArgumentException("sandbox.max-output must be >= 16 bytes, got " + maxOutputBytes);
         if (slots < 1) throw new IllegalArgumentException("sandbox.slots must be >= 1, got " + slots);
         if (firstUid < 1000) throw new IllegalArgumentException("sandbox.first-uid must be >= 1000 (not a system user), got " + firstUid);
+        if (sessions < 1) throw new IllegalArgumentException("sandbox.sessions must be >= 1, got " + sessions);
+        if (warmSessions < 0 || warmSessions > sessions) {
+            throw new IllegalArgumentException("sandbox.warm-sessions must be between 0 and sessions (" + sessions + "), got " + warmSessions);
+        }
+        if (sessionCpuSeconds < cpuSeconds) {
+            throw new IllegalArgumentException("sandbox.session-cpu-seconds must be >= cpu-seconds (" + cpuSeconds + "), got " + sessionCpuSeconds);
+        }
+        if (sessionIdleTimeout.isNegative() || sessionIdleTimeout.isZero()) {
+            throw new IllegalArgumentException("sandbox.session-idle-timeout must be > 0");
+        }
     }
 
     public static SandboxSettings fromConfig(Config c) {
@@ -31,6 +42,7 @@ public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wa
         }
         return new SandboxSettings(isolation, c.getString("bwrap-path"), c.getDuration("wall-timeout"), c.getInt("cpu-seconds"),
                 c.getBytes("memory"), c.getInt("processes"), c.getBytes("file-size"), c.getBytes("work-size"),
-                Math.toIntExact(c.getBytes("max-output")), c.getInt("slots"), c.getInt("first-uid"));
+                Math.toIntExact(c.getBytes("max-output")), c.getInt("slots"), c.getInt("first-uid"), c.getInt("sessions"),
+                c.getInt("warm-sessions"), c.getInt("session-cpu-seconds"), c.getDuration("session-idle-timeout"));
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -16,10 +15,14 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SandboxTest {
 
-    private final SandboxSettings settings = SandboxSettings.fromConfig(ConfigFactory.parseString(
-            "wall-timeout = 3s, cpu-seconds = 1, memory = 256MiB, processes = 32, file-size = 1MiB, work-size = 4MiB, max-output = 4KiB, slots = 2")
-            .withFallback(ConfigFactory.load().getConfig("agentswarm.sandbox")));
+    private final SandboxSettings settings =
+            settings("wall-timeout = 3s, cpu-seconds = 1, memory = 256MiB, processes = 32, file-size = 1MiB, work-size = 4MiB, max-output = 4KiB, slots = 2");
     private final Sandbox sandbox = Sandbox.create(settings);
+
+    /** The defaults with {@code overrides} (HOCON). */
+    static SandboxSettings settings(String overrides) {
+        return SandboxSettings.fromConfig(ConfigFactory.parseString(overrides).withFallback(ConfigFactory.load().getConfig("agentswarm.sandbox")));
+    }
 
     @AfterAll
     void close() {
@@ -34,13 +37,17 @@ class SandboxTest {
         return sandbox.run(Language.BASH, code, "").toCompletableFuture().join();
     }
 
-    /** No process of any sandbox uid is left on the host. */
     private void nothingLeftBehind() throws Exception {
+        assertNothingLeftBehind(settings);
+    }
+
+    /** No process of any of the sandbox's uids (or named as a test's canary) is left on the host. */
+    static void assertNothingLeftBehind(SandboxSettings settings) throws Exception {
         Thread.sleep(200);
         List<String> left = ProcessHandle.allProcesses().filter(p -> p.info().user().map(u -> {
             try {
                 int uid = Integer.parseInt(u);
-                return uid >= settings.firstUid() && uid < settings.firstUid() + settings.slots();
+                return uid >= settings.firstUid() && uid < settings.firstUid() + settings.slots() + settings.sessions();
             } catch (NumberFormatException e) {
                 return false;
             }
@@ -121,8 +128,7 @@ class SandboxTest {
 
     @Test
     void withoutIsolationLimitsStillHoldAndTheWorkFolderIsRemoved() {
-        SandboxSettings none = new SandboxSettings(SandboxSettings.Isolation.NONE, "/nonexistent/bwrap", Duration.ofSeconds(2), 1,
-                256 << 20, 64, 1 << 20, 1 << 20, 1024, 1, 61000);
+        SandboxSettings none = settings("isolation = none, bwrap-path = /nonexistent/bwrap, wall-timeout = 3s, cpu-seconds = 1, max-output = 1KiB");
         try (Sandbox open = Sandbox.create(none)) {
             Execution e = open.run(Language.BASH, "pwd; echo x > here; env | grep -c =", "").toCompletableFuture().join();
             assertTrue(e.ok(), e.toString());
@@ -139,8 +145,7 @@ class SandboxTest {
         var big = assertThrows(IllegalArgumentException.class, () -> sandbox.run(Language.PYTHON, "#" + "x".repeat(200_000), ""));
         assertTrue(big.getMessage().contains("at most"), big.getMessage());
         assertThrows(IllegalArgumentException.class, () -> Language.parse("cobol"));
-        var missing = assertThrows(SandboxUnavailableException.class, () -> Sandbox.create(new SandboxSettings(
-                SandboxSettings.Isolation.BWRAP, "/nonexistent/bwrap", Duration.ofSeconds(1), 1, 64 << 20, 8, 1 << 20, 1 << 20, 1024, 1, 61000)));
+        var missing = assertThrows(SandboxUnavailableException.class, () -> Sandbox.create(settings("bwrap-path = /nonexistent/bwrap")));
         assertTrue(missing.getMessage().contains("apt-get install bubblewrap") && missing.getMessage().contains("isolation = none"),
                 missing.getMessage());
     }
