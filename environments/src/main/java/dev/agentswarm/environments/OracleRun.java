@@ -80,6 +80,8 @@ public final class OracleRun {
             throw new IllegalStateException("interrupted", e);
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("a tool call of the oracle on " + task.id() + " failed: " + e, e);
+        } finally {
+            tools.release(episodeId);
         }
     }
 }

@@ -105,6 +105,11 @@ public final class Suites implements TaskEnvironments {
         }
 
         @Override
+        public void release(String episodeId) {
+            for (Tool t : impls.values()) t.release(episodeId);
+        }
+
+        @Override
         public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
             Suite suite = episodes.get(context.episodeId());
             Tool tool = suite == null ? null : impls.get(suite);

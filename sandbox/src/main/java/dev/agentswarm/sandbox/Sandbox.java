@@ -351,6 +351,7 @@ public final class Sandbox implements AutoCloseable {
                     throw new SandboxUnavailableException("cannot read " + dir + ": " + e.getMessage());
                 }
             }
+            for (String dir : settings.readOnlyBinds()) c.addAll(List.of("--ro-bind-try", dir, dir));
             c.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--size", Long.toString(settings.workSizeBytes()), "--tmpfs", "/work",
                     "--size", Long.toString(16L << 20), "--tmpfs", "/tmp", "--chdir", "/work"));
         }

@@ -7,7 +7,8 @@ import java.util.Locale;
 /** How untrusted code runs: isolation, limits and concurrency ({@code agentswarm.sandbox}). */
 public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wallTimeout, int cpuSeconds, long memoryBytes,
                               int processes, long fileSizeBytes, long workSizeBytes, int maxOutputBytes, int slots, int firstUid,
-                              int sessions, int warmSessions, int sessionCpuSeconds, Duration sessionIdleTimeout) {
+                              int sessions, int warmSessions, int sessionCpuSeconds, Duration sessionIdleTimeout,
+                              java.util.List<String> readOnlyBinds) {
 
     /** bubblewrap namespaces, or none at all (explicit, and warned about). */
     public enum Isolation { BWRAP, NONE }
@@ -31,6 +32,12 @@ public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wa
         if (sessionIdleTimeout.isNegative() || sessionIdleTimeout.isZero()) {
             throw new IllegalArgumentException("sandbox.session-idle-timeout must be > 0");
         }
+        readOnlyBinds = java.util.List.copyOf(readOnlyBinds);
+        for (String bind : readOnlyBinds) {
+            if (!bind.startsWith("/") || bind.contains("..") || bind.equals("/")) {
+                throw new IllegalArgumentException("sandbox.ro-binds takes absolute host folders other than /, got \"" + bind + "\"");
+            }
+        }
     }
 
     public static SandboxSettings fromConfig(Config c) {
@@ -43,6 +50,7 @@ public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wa
         return new SandboxSettings(isolation, c.getString("bwrap-path"), c.getDuration("wall-timeout"), c.getInt("cpu-seconds"),
                 c.getBytes("memory"), c.getInt("processes"), c.getBytes("file-size"), c.getBytes("work-size"),
                 Math.toIntExact(c.getBytes("max-output")), c.getInt("slots"), c.getInt("first-uid"), c.getInt("sessions"),
-                c.getInt("warm-sessions"), c.getInt("session-cpu-seconds"), c.getDuration("session-idle-timeout"));
+                c.getInt("warm-sessions"), c.getInt("session-cpu-seconds"), c.getDuration("session-idle-timeout"),
+                c.getStringList("ro-binds"));
     }
 }

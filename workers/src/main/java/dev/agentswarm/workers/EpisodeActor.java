@@ -141,6 +141,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 .onMessage(Cancel.class, c -> finish(StopReason.CANCELLED, null, "cancelled: " + c.reason()))
                 .onSignal(PostStop.class, stop -> {
                     closeEnvironment(); // a crash still releases the episode's database or index
+                    setup.executor.release(request.episodeId()); // and its sandbox session
                     return this;
                 })
                 .build();

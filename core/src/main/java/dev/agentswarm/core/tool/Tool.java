@@ -22,6 +22,13 @@ public interface Tool {
         return spec().name();
     }
 
+    /**
+     * The episode ended (finished, failed or stopped): free what this tool keeps for it, such as a
+     * sandbox session. Called once per episode for every tool it was offered, whether it called it
+     * or not; must be cheap and must not throw.
+     */
+    default void release(String episodeId) {}
+
     /** A tool whose work is cheap and CPU-only, computed on the caller's thread. */
     static Tool of(ToolSpec spec, Function<JsonNode, String> body) {
         return new Tool() {

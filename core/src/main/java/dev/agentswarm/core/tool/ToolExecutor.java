@@ -63,6 +63,11 @@ public final class ToolExecutor {
         this.available = names.isEmpty() ? "no tools are available" : "available tools: " + String.join(", ", names);
     }
 
+    /** The episode ended: its tools free what they keep for it. */
+    public void release(String episodeId) {
+        tools.release(episodeId);
+    }
+
     public int maxResultChars() {
         return maxResultChars;
     }

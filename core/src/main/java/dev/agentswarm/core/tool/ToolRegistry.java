@@ -55,6 +55,18 @@ public final class ToolRegistry {
         return new ToolRegistry(java.util.Collections.unmodifiableMap(m));
     }
 
+    /** Tells every tool that {@code episodeId} ended ({@link Tool#release}); one tool failing does not stop the others. */
+    public void release(String episodeId) {
+        for (Tool t : tools.values()) {
+            try {
+                t.release(episodeId);
+            } catch (RuntimeException e) {
+                java.util.logging.Logger.getLogger(ToolRegistry.class.getName())
+                        .warning("tool " + t.name() + " failed to release episode " + episodeId + ": " + e);
+            }
+        }
+    }
+
     public List<ToolSpec> specs() {
         return tools.values().stream().map(Tool::spec).toList();
     }
