@@ -1,7 +1,11 @@
 package dev.agentswarm.app;
 
 import dev.agentswarm.core.protocol.Trajectory;
+import com.typesafe.config.Config;
+import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.workers.SandboxPool;
+import java.util.ArrayList;
 import dev.agentswarm.core.tool.CalculatorTool;
 import dev.agentswarm.core.tool.FinishTool;
 import java.time.Duration;
@@ -24,6 +28,16 @@ public final class EpisodeRuns {
     /** The tools every node of the command line offers. */
     public static ToolRegistry builtInTools() {
         return ToolRegistry.of(new CalculatorTool(), new FinishTool());
+    }
+
+    /**
+     * The built-in tools and the code tools (python, code_interpreter, bash) of this configuration's
+     * sandbox, which starts on the first code call.
+     */
+    public static ToolRegistry nodeTools(Config config) {
+        List<Tool> all = new ArrayList<>(List.of(new CalculatorTool(), new FinishTool()));
+        all.addAll(SandboxPool.fromConfig(config).tools());
+        return ToolRegistry.of(all);
     }
 
     /**

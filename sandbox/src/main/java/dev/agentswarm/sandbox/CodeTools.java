@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * The code tools an episode calls: {@code python} (and the same under seed 002's name,
@@ -35,10 +36,18 @@ public final class CodeTools {
             + "work folder /work that the python tool also sees. No network. Returns the output, errors and exit status.",
             "command", "The bash command to run.");
 
-    private final Sandbox sandbox;
+    private final Supplier<Sandbox> sandbox;
     private final Map<String, CompletionStage<SandboxSession>> sessions = new ConcurrentHashMap<>();
 
     public CodeTools(Sandbox sandbox) {
+        this(() -> sandbox);
+    }
+
+    /**
+     * Tools over a sandbox made on first use: a node without bubblewrap still starts, and a code call
+     * there fails with the sandbox's message on how to fix it, which the model reads as the result.
+     */
+    public CodeTools(Supplier<Sandbox> sandbox) {
         this.sandbox = sandbox;
     }
 
@@ -61,7 +70,7 @@ public final class CodeTools {
 
     /** The session of {@code episodeId}, opened on first use (waiting for a free one when all are taken). */
     public CompletionStage<SandboxSession> session(String episodeId) {
-        return sessions.computeIfAbsent(episodeId, id -> sandbox.openSession());
+        return sessions.computeIfAbsent(episodeId, id -> sandbox.get().openSession());
     }
 
     /** Closes the session of {@code episodeId}, if it has one, once it is open. */
@@ -86,10 +95,12 @@ public final class CodeTools {
         if (e.limit() != Execution.Limit.NONE) b.append("[stopped: ").append(describe(e.limit())).append("]\n");
         if (e.exitCode() != 0) b.append("[exit status ").append(e.exitCode()).append("]\n");
         if (b.length() == 0) b.append("[no output]\n");
-        return b.toString();
+        return b.substring(0, b.length() - 1); // the observation's frame adds its own line break
+
     }
 
-    private static String describe(Execution.Limit limit) {
+    /** How a limit reads in a sentence. */
+    public static String describe(Execution.Limit limit) {
         return switch (limit) {
             case WALL_TIME -> "wall-clock time limit";
             case CPU_TIME -> "CPU time limit";
@@ -118,13 +129,12 @@ public final class CodeTools {
 
         @Override
         public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
-            String code;
             try {
-                code = ToolSpecs.string(arguments, field);
-            } catch (IllegalArgumentException e) {
+                String code = ToolSpecs.string(arguments, field);
+                return session(context.episodeId()).thenCompose(s -> s.run(language, code)).thenApply(CodeTools::render);
+            } catch (RuntimeException e) { // bad arguments, or no sandbox on this machine
                 return CompletableFuture.failedFuture(e);
             }
-            return session(context.episodeId()).thenCompose(s -> s.run(language, code)).thenApply(CodeTools::render);
         }
 
         @Override

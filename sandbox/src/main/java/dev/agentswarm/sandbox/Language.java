@@ -4,8 +4,11 @@ import java.util.List;
 
 /** What a program is written in, and the command that runs its source text. */
 public enum Language {
-    /** Debian's Python (not a user's pyenv under /root): isolated mode, no site packages from the host user. */
-    PYTHON(List.of("/usr/bin/python3", "-I", "-S", "-c")),
+    /**
+     * Debian's Python (not a user's pyenv under /root): isolated mode, no site packages from the host
+     * user, unbuffered so what it printed before a limit killed it is still seen.
+     */
+    PYTHON(List.of("/usr/bin/python3", "-I", "-S", "-u", "-c")),
     BASH(List.of("/bin/bash", "--noprofile", "--norc", "-c"));
 
     /** One argument may hold this much (Linux's MAX_ARG_STRLEN, less room for the rest). */

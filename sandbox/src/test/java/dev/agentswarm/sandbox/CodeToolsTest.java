@@ -1,11 +1,13 @@
 package dev.agentswarm.sandbox;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolContext;
+import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;
 
 class CodeToolsTest {
@@ -21,12 +23,12 @@ class CodeToolsTest {
             Tool python = tools.python();
             Tool interpreter = tools.codeInterpreter();
             Tool bash = tools.bash();
-            assertEquals("[no output]\n", call(python, "a", "code", "x = 'episode a'"));
+            assertEquals("[no output]", call(python, "a", "code", "x = 'episode a'"));
             call(python, "b", "code", "x = 'episode b'");
-            assertEquals("'episode a'\n", call(interpreter, "a", "code", "x"));
-            assertEquals("'episode b'\n", call(python, "b", "code", "x"));
+            assertEquals("'episode a'", call(interpreter, "a", "code", "x"));
+            assertEquals("'episode b'", call(python, "b", "code", "x"));
             call(bash, "a", "command", "echo saved > note.txt");
-            assertEquals("'saved\\n'\n", call(python, "a", "code", "open('note.txt').read()"));
+            assertEquals("'saved\\n'", call(python, "a", "code", "open('note.txt').read()"));
             assertEquals(2, tools.sessions());
             python.release("a");
             bash.release("a"); // every tool of the episode is told; the second is a no-op
@@ -40,11 +42,24 @@ class CodeToolsTest {
     }
 
     @Test
+    void withoutBubblewrapACallFailsWithHowToFixItAndBadArgumentsAreRefused() {
+        SandboxSettings missing = SandboxTest.settings("bwrap-path = \"/nonexistent/bwrap\"");
+        CodeTools tools = new CodeTools(() -> Sandbox.create(missing));
+        CompletionException e = assertThrows(CompletionException.class, () -> call(tools.python(), "a", "code", "1 + 1"));
+        assertTrue(e.getCause() instanceof SandboxUnavailableException, e.toString());
+        assertTrue(e.getCause().getMessage().contains("apt-get install bubblewrap"), e.getCause().getMessage());
+        assertEquals(0, tools.sessions(), "nothing is kept for a call that could not run");
+        CompletionException bad = assertThrows(CompletionException.class,
+                () -> tools.bash().invoke(Json.object().put("code", "ls"), new ToolContext("a", 1, 0, "c", 10_000)).toCompletableFuture().join());
+        assertTrue(bad.getCause().getMessage().contains("command"), bad.getCause().getMessage());
+    }
+
+    @Test
     void theModelReadsOutputErrorsExitStatusAndLimit() {
-        assertEquals("[no output]\n", CodeTools.render(new Execution(0, "", "", false, false, 1, Execution.Limit.NONE)));
-        assertEquals("4\n[stderr]\nboom\n[exit status 1]\n",
+        assertEquals("[no output]", CodeTools.render(new Execution(0, "", "", false, false, 1, Execution.Limit.NONE)));
+        assertEquals("4\n[stderr]\nboom\n[exit status 1]",
                 CodeTools.render(new Execution(1, "4", "boom", false, false, 1, Execution.Limit.NONE)));
-        assertEquals("[stderr]\nWallLimit\n[stopped: wall-clock time limit]\n[exit status 124]\n",
+        assertEquals("[stderr]\nWallLimit\n[stopped: wall-clock time limit]\n[exit status 124]",
                 CodeTools.render(new Execution(124, "", "WallLimit\n", false, false, 1, Execution.Limit.WALL_TIME)));
     }
 }

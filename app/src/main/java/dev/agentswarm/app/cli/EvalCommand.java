@@ -107,7 +107,7 @@ public final class EvalCommand implements Callable<Integer> {
             }
         }
         Suites suites = new Suites(List.of(s));
-        ToolRegistry tools = nodeTools(suites);
+        ToolRegistry tools = nodeTools(suites, cfg);
         boolean embedded = policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
         Noise oracleNoise = noise ? Noise.fromConfig(cfg.getConfig(SuiteCatalog.CONFIG_PATH + ".noise")) : Noise.NONE;
@@ -176,8 +176,8 @@ public final class EvalCommand implements Callable<Integer> {
     }
 
     /** The command line's own tools, then each suite tool whose name they do not already offer. */
-    private static ToolRegistry nodeTools(Suites suites) {
-        ToolRegistry builtIn = EpisodeRuns.builtInTools();
+    private static ToolRegistry nodeTools(Suites suites, Config cfg) {
+        ToolRegistry builtIn = EpisodeRuns.nodeTools(cfg);
         List<Tool> all = new ArrayList<>();
         for (String name : builtIn.names()) all.add(builtIn.find(name).orElseThrow());
         for (Tool t : suites.tools()) if (builtIn.find(t.name()).isEmpty()) all.add(t);

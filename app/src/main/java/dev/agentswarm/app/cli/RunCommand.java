@@ -47,7 +47,8 @@ public final class RunCommand implements Callable<Integer> {
     Integer maxTurns;
 
     @Option(names = "--tools", split = ",", defaultValue = "calculator,finish",
-            description = "Tools the episode may call, from those this node offers: calculator, finish (default ${DEFAULT-VALUE}).")
+            description = "Tools the episode may call, from those this node offers: calculator, finish, python, code_interpreter, bash"
+                    + " (the last three run in the sandbox; default ${DEFAULT-VALUE}).")
     List<String> tools;
 
     @Option(names = "--record", paramLabel = "FILE", description = "Record every policy answer and tool result to this JSONL file for `swarm replay`.")
@@ -64,7 +65,7 @@ public final class RunCommand implements Callable<Integer> {
         boolean embedded = policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
         Policy given = embedded ? null : policyOptions.create(cfg);
-        ToolRegistry nodeTools = EpisodeRuns.builtInTools();
+        ToolRegistry nodeTools = EpisodeRuns.nodeTools(cfg);
         nodeTools.select(spec.tools()); // an unknown --tools name is bad input: say so before starting a node
         Task t = Task.of("task-1", task);
         BatchRunner.Job job = new BatchRunner.Job("run-1", "run-1", t, spec);
