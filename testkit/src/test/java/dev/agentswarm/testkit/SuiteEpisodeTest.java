@@ -24,6 +24,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
@@ -136,6 +140,43 @@ class SuiteEpisodeTest {
         assertTrue(t.error().contains("reward failed") && t.error().contains("table hash unavailable"), t.error());
         assertEquals(RewardBreakdown.NONE, t.reward());
         assertEquals(0, open.get(), "closed after scoring");
+    }
+
+    @Test
+    void aScorerThatAnswersLaterIsAwaitedAndOneThatFailsLaterIsReported() {
+        AtomicInteger open = new AtomicInteger();
+        TaskEnvironments later = (task, episode) -> {
+            open.incrementAndGet();
+            return Optional.of(new TaskEnvironment() {
+                @Override
+                public RewardBreakdown score(Trajectory trajectory) {
+                    throw new AssertionError("the episode must use scoreAsync");
+                }
+
+                @Override
+                public CompletionStage<RewardBreakdown> scoreAsync(Trajectory trajectory) {
+                    Executor inAMoment = CompletableFuture.delayedExecutor(300, TimeUnit.MILLISECONDS);
+                    return CompletableFuture.supplyAsync(() -> {
+                        if (trajectory.finalAnswer().equals("boom")) throw new IllegalStateException("tests did not run");
+                        return new RewardBreakdown(Map.of("tests_passed", 0.75), 0.75);
+                    }, inAMoment);
+                }
+
+                @Override
+                public void close() {
+                    open.decrementAndGet();
+                }
+            });
+        };
+        EpisodeHarness scored = EpisodeHarness.on(kit, ScriptedPolicy.replies("42"), ToolRegistry.of(), later);
+        Trajectory t = scored.run(new Task("t", "q", "42", Map.of(Task.SUITE, "any")));
+        assertEquals(0.75, t.reward().total(), 1e-9);
+        assertNull(t.error());
+        EpisodeHarness failing = EpisodeHarness.on(kit, ScriptedPolicy.replies("boom"), ToolRegistry.of(), later);
+        Trajectory f = failing.run(new Task("t", "q", "42", Map.of(Task.SUITE, "any")));
+        assertTrue(f.error().contains("reward failed: tests did not run"), f.error());
+        assertEquals(RewardBreakdown.NONE, f.reward());
+        assertEquals(0, open.get(), "both closed after scoring");
     }
 
     @Test

@@ -65,6 +65,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private enum DeadlineReached implements Command { INSTANCE }
 
+    private record Scored(Trajectory trajectory, RewardBreakdown reward, Throwable failure) implements Command {}
+
     private final RunEpisode request;
     private final EpisodeSpec spec;
     private final EpisodeSetup setup;
@@ -139,12 +141,15 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 .onMessage(ToolsDone.class, this::onToolsDone)
                 .onMessageEquals(DeadlineReached.INSTANCE, () -> finish(StopReason.DEADLINE, null, null))
                 .onMessage(Cancel.class, c -> finish(StopReason.CANCELLED, null, "cancelled: " + c.reason()))
-                .onSignal(PostStop.class, stop -> {
-                    closeEnvironment(); // a crash still releases the episode's database or index
-                    setup.executor.release(request.episodeId()); // and its sandbox session
-                    return this;
-                })
+                .onSignal(PostStop.class, stop -> released())
                 .build();
+    }
+
+    /** A crash or a stop still releases the episode's database or index, and its sandbox session. */
+    private Behavior<Command> released() {
+        closeEnvironment();
+        setup.executor.release(request.episodeId());
+        return Behaviors.same();
     }
 
     private void append(Message m) {
@@ -313,23 +318,39 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 completionTokens, System.nanoTime() - startNanos);
         Trajectory done = new Trajectory(request.episodeId(), request.groupId(), request.task().id(), prompt, turns, answer,
                 reason, error, stats, null);
-        replyTo.tell(scored(done));
-        return Behaviors.stopped();
+        if (environment == null) {
+            replyTo.tell(done);
+            return Behaviors.stopped();
+        }
+        // Scoring may wait (hidden tests in a sandbox): nothing else arrives for the episode meanwhile.
+        CompletionStage<RewardBreakdown> reward;
+        try {
+            reward = environment.scoreAsync(done);
+        } catch (RuntimeException e) {
+            reward = CompletableFuture.failedFuture(e);
+        }
+        getContext().pipeToSelf(reward, (r, failure) -> new Scored(done, r, failure));
+        return Behaviors.receive(Command.class)
+                .onMessage(Scored.class, this::onScored)
+                .onSignal(PostStop.class, stop -> released())
+                .build();
     }
 
-    /** The trajectory with its suite's reward; a failing scorer is reported in the trajectory, never lost. */
-    private Trajectory scored(Trajectory t) {
-        if (environment == null) return t;
-        try {
-            return t.withReward(environment.score(t));
-        } catch (RuntimeException e) {
+    /** Replies with the trajectory and its suite's reward; a failing scorer is reported in the trajectory, never lost. */
+    private Behavior<Command> onScored(Scored s) {
+        Trajectory t = s.trajectory();
+        if (s.failure() == null) {
+            t = t.withReward(s.reward());
+        } else {
+            Throwable e = s.failure() instanceof CompletionException && s.failure().getCause() != null ? s.failure().getCause() : s.failure();
             getContext().getLog().warn("episode {}: scoring failed", request.episodeId(), e);
             String why = "reward failed: " + describe(e);
-            return new Trajectory(t.episodeId(), t.groupId(), t.taskId(), t.prompt(), t.turns(), t.finalAnswer(),
+            t = new Trajectory(t.episodeId(), t.groupId(), t.taskId(), t.prompt(), t.turns(), t.finalAnswer(),
                     t.stopReason(), t.error() == null ? why : t.error() + "; " + why, t.stats(), RewardBreakdown.NONE);
-        } finally {
-            closeEnvironment();
         }
+        closeEnvironment();
+        replyTo.tell(t);
+        return Behaviors.stopped();
     }
 
     private void closeEnvironment() {
