@@ -39,6 +39,18 @@ class EvalCliTest {
     }
 
     @Test
+    void theCodeSuiteGradesEachSolutionInTheSandboxThroughTheRuntime(@TempDir Path dir) throws Exception {
+        CliTest.Result r = swarm("eval", "--suite", "code", "--policy", "oracle", "--tasks", "4", "--samples", "2",
+                "--out", dir.resolve("run").toString(), "--json");
+        assertEquals(0, r.exit(), r.err());
+        JsonNode j = r.json();
+        assertEquals(8, j.get("episodes").asInt());
+        assertEquals(1.0, j.get("means").get("pass").asDouble(), 1e-9, r.out());
+        assertEquals(1.0, j.get("means").get("tests_passed").asDouble(), 1e-9);
+        assertEquals(1.0, j.get("means").get("tool_call").asDouble(), 1e-9, "every demonstration ran its code first");
+    }
+
+    @Test
     void badInputIsRefusedClearly(@TempDir Path dir) {
         CliTest.Result unknown = swarm("eval", "--suite", "chess", "--policy", "oracle", "--out", dir.toString());
         assertNotEquals(0, unknown.exit());

@@ -64,12 +64,7 @@ public final class JsonRecords {
      */
     public static List<Located> read(Path file, int limit, String what, String hint) {
         try (PushbackReader in = new PushbackReader(Files.newBufferedReader(file, StandardCharsets.UTF_8))) {
-            int first;
-            int skippedLines = 0;
-            while ((first = in.read()) >= 0 && Character.isWhitespace(first)) if (first == '\n') skippedLines++;
-            if (first < 0) return List.of();
-            in.unread(first);
-            return first == '[' ? array(in, file, limit, skippedLines) : lines(new BufferedReader(in), file, limit, skippedLines);
+            return read(in, file.toString(), limit);
         } catch (NoSuchFileException e) {
             throw new IllegalArgumentException(what + " " + file + " not found (" + hint + ")");
         } catch (IOException e) {
@@ -77,7 +72,27 @@ public final class JsonRecords {
         }
     }
 
-    private static List<Located> array(java.io.Reader in, Path file, int limit, int lineOffset) throws IOException {
+    /** Every record of a classpath resource that ships with the build. */
+    public static List<Located> readResource(Class<?> owner, String resource) {
+        java.io.InputStream stream = owner.getResourceAsStream(resource);
+        if (stream == null) throw new IllegalStateException("resource " + resource + " is missing from the build");
+        try (PushbackReader in = new PushbackReader(new java.io.InputStreamReader(stream, StandardCharsets.UTF_8))) {
+            return read(in, resource, Integer.MAX_VALUE);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read resource " + resource + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static List<Located> read(PushbackReader in, String source, int limit) throws IOException {
+        int first;
+        int skippedLines = 0;
+        while ((first = in.read()) >= 0 && Character.isWhitespace(first)) if (first == '\n') skippedLines++;
+        if (first < 0) return List.of();
+        in.unread(first);
+        return first == '[' ? array(in, source, limit, skippedLines) : lines(new BufferedReader(in), source, limit, skippedLines);
+    }
+
+    private static List<Located> array(java.io.Reader in, String file, int limit, int lineOffset) throws IOException {
         List<Located> out = new ArrayList<>();
         try (JsonParser p = Json.MAPPER.getFactory().createParser(in)) {
             p.nextToken(); // [
@@ -96,7 +111,7 @@ public final class JsonRecords {
         return out;
     }
 
-    private static List<Located> lines(BufferedReader in, Path file, int limit, int lineOffset) throws IOException {
+    private static List<Located> lines(BufferedReader in, String file, int limit, int lineOffset) throws IOException {
         List<Located> out = new ArrayList<>();
         String line;
         int number = lineOffset;

@@ -1,6 +1,7 @@
 package dev.agentswarm.environments;
 
 import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.ToolCall;
 import java.util.List;
@@ -14,6 +15,22 @@ public interface Oracle {
 
     /** The next assistant move. */
     Step next(Task task, List<Message> conversation, Noise noise);
+
+    /** Assistant moves made so far: where an oracle's plan stands. */
+    static int moves(List<Message> conversation) {
+        return (int) conversation.stream().filter(m -> m.role() == Role.ASSISTANT).count();
+    }
+
+    /** The text fed back after the last assistant move (tool messages, or the user message holding tool responses). */
+    static String lastObservation(List<Message> conversation) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = conversation.size() - 1; i >= 0; i--) {
+            Message m = conversation.get(i);
+            if (m.role() == Role.ASSISTANT) break;
+            sb.insert(0, m.content() + "\n");
+        }
+        return sb.toString();
+    }
 
     /** A thought, then either tool calls or a final answer. */
     record Step(String thought, List<ToolCall> calls, String answer) {

@@ -16,11 +16,17 @@ public enum Split {
      * plugins and values): one in ten is held out. Disjoint by construction, whatever the sizes drawn.
      */
     public static Split byHash(String key) {
+        return byHash(key, 10);
+    }
+
+    /** The same rule holding out one in {@code oneIn} (a small hand-written set needs a bigger share to judge on). */
+    public static Split byHash(String key, int oneIn) {
+        if (oneIn < 2) throw new IllegalArgumentException("one in " + oneIn + " held out leaves nothing to train on");
         int h = key.hashCode();
         h ^= h >>> 16;
         h *= 0x45d9f3b;
         h ^= h >>> 16;
-        return Math.floorMod(h, 10) == 0 ? HELDOUT : TRAIN;
+        return Math.floorMod(h, oneIn) == 0 ? HELDOUT : TRAIN;
     }
 
     public static Split parse(String name) {

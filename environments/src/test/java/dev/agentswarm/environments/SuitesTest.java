@@ -115,7 +115,7 @@ class SuitesTest {
         var weight = assertThrows(IllegalArgumentException.class, () -> SuiteCatalog.one(ConfigFactory.parseString(
                 "agentswarm.environments.plugins.reward.plan = high").withFallback(ConfigFactory.load()), "plugins"));
         assertTrue(weight.getMessage().contains("plan"), weight.getMessage());
-        assertEquals(List.of("arithmetic", "plugins", "multihop", "sql"),
+        assertEquals(List.of("arithmetic", "plugins", "multihop", "sql", "code"),
                 SuiteCatalog.fromConfig(ConfigFactory.load()).all().stream().map(Suite::name).toList());
     }
 

@@ -3,7 +3,6 @@ package dev.agentswarm.environments.arithmetic;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Message;
-import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.tool.CalculatorTool;
@@ -37,9 +36,9 @@ final class ArithmeticOracle implements Oracle {
         } else {
             plan.add(Step.call(filler + "I will use the calculator on the whole expression.", calc("c", expr)));
         }
-        long moves = conversation.stream().filter(m -> m.role() == Role.ASSISTANT).count();
-        if (moves < plan.size()) return plan.get((int) moves);
-        BigDecimal result = NumericAnswer.single(lastObservation(conversation));
+        int moves = Oracle.moves(conversation);
+        if (moves < plan.size()) return plan.get(moves);
+        BigDecimal result = NumericAnswer.single(Oracle.lastObservation(conversation));
         if (result == null) {
             // The calculator answered with an error: say so rather than guess.
             return Step.answer(filler + "The calculator did not return a number.", "unknown");
@@ -65,14 +64,5 @@ final class ArithmeticOracle implements Oracle {
         }
         String[] parts = expr.split(" ");
         return parts.length >= 3 ? parts[0] + " " + parts[1] + " " + parts[2] : expr;
-    }
-
-    private static String lastObservation(List<Message> conversation) {
-        for (int i = conversation.size() - 1; i >= 0; i--) {
-            Message m = conversation.get(i);
-            if (m.role() == Role.ASSISTANT) break;
-            if (m.role() == Role.TOOL || m.role() == Role.USER) return m.content();
-        }
-        return null;
     }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Message;
-import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.reward.RewardWeights;
@@ -66,7 +65,7 @@ public final class DbBenchSuite extends SqlEpisodeSuite {
     private static final class DbBenchOracle implements Oracle {
         @Override
         public Step next(Task task, List<Message> conversation, Noise noise) {
-            long moves = conversation.stream().filter(m -> m.role() == Role.ASSISTANT).count();
+            int moves = Oracle.moves(conversation);
             boolean modification = AnswerMatcher.isModification(task.metadata().getOrDefault(SqlTasks.TYPE, ""));
             String filler = noise.applies(noise.filler(), task.id(), "filler") ? "Let me look at this step by step. " : "";
             List<String> label = label(task);

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Message;
-import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.environments.Noise;
@@ -42,8 +41,8 @@ final class SqlOracle implements Oracle {
             goldThought = "DESCRIBE is MySQL and this database is SQLite; the columns are given in the question anyway. " + goldThought;
         }
         plan.add(Step.call(filler + goldThought, sql("g", sql)));
-        long moves = conversation.stream().filter(m -> m.role() == Role.ASSISTANT).count();
-        if (moves < plan.size()) return plan.get((int) moves);
+        int moves = Oracle.moves(conversation);
+        if (moves < plan.size()) return plan.get(moves);
 
         if (moves == plan.size()) {
             List<String> answers;
@@ -52,7 +51,7 @@ final class SqlOracle implements Oracle {
                 answers = List.of("done");
                 thought = "The change is made; committing.";
             } else {
-                ResultTable.Parsed result = ResultTable.parse(lastObservation(conversation));
+                ResultTable.Parsed result = ResultTable.parse(Oracle.lastObservation(conversation));
                 answers = result == null ? List.of() : result.values();
                 thought = "The query returned the answer; committing it.";
             }
@@ -72,16 +71,5 @@ final class SqlOracle implements Oracle {
         ArrayNode a = args.putArray("answers");
         answers.forEach(a::add);
         return new ToolCall("a", SqlTools.COMMIT_FINAL_ANSWER, args);
-    }
-
-    /** The text fed back after the last assistant move (a tool message, or the user message holding tool responses). */
-    private static String lastObservation(List<Message> conversation) {
-        StringBuilder sb = new StringBuilder();
-        for (int i = conversation.size() - 1; i >= 0; i--) {
-            Message m = conversation.get(i);
-            if (m.role() == Role.ASSISTANT) break;
-            sb.insert(0, m.content() + "\n");
-        }
-        return sb.toString();
     }
 }
