@@ -4,17 +4,15 @@ import ai.djl.engine.Engine;
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Parameter;
-import ai.djl.pytorch.engine.PtNDArray;
-import ai.djl.pytorch.jni.JniUtils;
 import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import dev.agentswarm.learner.data.MicroBatch;
 import dev.agentswarm.learner.optim.AdamW;
 import dev.agentswarm.learner.optim.GradClipping;
+import dev.agentswarm.learner.optim.ModelGradients;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -102,17 +100,11 @@ public final class SftStep {
 
     /** Each parameter's gradient, as handles owned by {@code step}. */
     public Map<String, NDArray> gradients(NDManager step) {
-        Map<String, NDArray> grads = new LinkedHashMap<>();
-        for (Map.Entry<String, Parameter> e : params.entrySet()) {
-            NDArray g = e.getValue().getArray().getGradient();
-            g.attach(step);
-            grads.put(e.getKey(), g);
-        }
-        return grads;
+        return ModelGradients.collect(params, step);
     }
 
     public void zeroGradients() {
-        for (Parameter p : params.values()) JniUtils.zeroGrad((PtNDArray) p.getArray());
+        ModelGradients.zero(params);
     }
 
     public CausalLm model() {
