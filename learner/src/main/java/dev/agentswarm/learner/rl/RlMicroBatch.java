@@ -15,14 +15,7 @@ import java.util.List;
 public record RlMicroBatch(MicroBatch tokens, float[] samplerLogprobs, float[] advantages) {
 
     public static RlMicroBatch of(List<RlSample> samples, int padId) {
-        List<Example> examples = samples.stream().map(s -> {
-            int[] ids = new int[s.length()];
-            int[] mask = new int[s.length()];
-            System.arraycopy(s.prompt(), 0, ids, 0, s.prompt().length);
-            System.arraycopy(s.completion(), 0, ids, s.prompt().length, s.completion().length);
-            java.util.Arrays.fill(mask, s.prompt().length, s.length(), 1);
-            return new Example(ids, mask, "rl");
-        }).toList();
+        List<Example> examples = samples.stream().map(s -> Example.completion(s.prompt(), s.completion(), "rl")).toList();
         MicroBatch tokens = MicroBatch.of(examples, padId);
         int targets = tokens.length() - 1;
         float[] sampler = new float[tokens.rows() * targets];
