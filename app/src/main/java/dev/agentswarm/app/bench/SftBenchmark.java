@@ -33,47 +33,65 @@ public final class SftBenchmark {
     private SftBenchmark() {}
 
     public static Map<String, Object> run(Settings s, Consumer<String> log) {
+        ModelConfig config = shape(s);
+        Map<String, Object> f = header(config, s);
+        try (NDManager root = NDManager.newBaseManager()) {
+            CausalLm model = CausalLm.create(config, root, 1);
+            try (AdamW optimizer = new AdamW(model.namedParameters(), new AdamW.Settings(0.9, 0.999, 1e-8, 0.0), root)) {
+                SftStep step = new SftStep(model, optimizer, root);
+                List<MicroBatch> batch = List.of(randomBatch(s.batch(), s.seq(), config.vocab()));
+                timeSteps(f, s, config, root, () -> step.run(batch, 1e-4, 1.0), log);
+            }
+        }
+        return f;
+    }
+
+    /** The model shape of these settings (the preset, its context raised to the sequence length when needed). */
+    static ModelConfig shape(Settings s) {
         if (s.batch() < 1 || s.seq() < 2 || s.steps() < 1 || s.warmup() < 0) {
             throw new IllegalArgumentException("--batch ≥ 1, --seq ≥ 2, --steps ≥ 1 and --warmup ≥ 0 are needed");
         }
         ModelConfig preset = ModelConfig.preset(s.preset());
-        ModelConfig config = s.seq() > preset.context() ? preset.withContext(s.seq()) : preset;
         Engine.getEngine("PyTorch");
         InferenceThreads.noGradHere();
+        return s.seq() > preset.context() ? preset.withContext(s.seq()) : preset;
+    }
+
+    static Map<String, Object> header(ModelConfig config, Settings s) {
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("preset", config.name());
         f.put("params", config.parameters());
         f.put("batch", s.batch());
         f.put("seq", s.seq());
         f.put("threads", JniUtils.getNumThreads());
-        try (NDManager root = NDManager.newBaseManager()) {
-            CausalLm model = CausalLm.create(config, root, 1);
-            try (AdamW optimizer = new AdamW(model.namedParameters(), new AdamW.Settings(0.9, 0.999, 1e-8, 0.0), root)) {
-                SftStep step = new SftStep(model, optimizer, root);
-                List<MicroBatch> batch = List.of(randomBatch(s.batch(), s.seq(), config.vocab()));
-                for (int i = 0; i < s.warmup(); i++) step.run(batch, 1e-4, 1.0);
-                double[] ms = new double[s.steps()];
-                for (int i = 0; i < s.steps(); i++) {
-                    long t0 = System.nanoTime();
-                    step.run(batch, 1e-4, 1.0);
-                    ms[i] = (System.nanoTime() - t0) / 1e6;
-                }
-                Arrays.sort(ms);
-                double median = median(ms);
-                long tokens = (long) s.batch() * s.seq();
-                double gflops = config.trainingFlopsPerToken(s.seq()) * tokens / (median / 1e3) / 1e9;
-                f.put("step_ms_median", round(median));
-                f.put("step_ms_min", round(ms[0]));
-                f.put("step_ms_max", round(ms[ms.length - 1]));
-                f.put("tokens_per_s", round(tokens / (median / 1e3)));
-                f.put("gflops", round(gflops));
-                log.accept(String.format("training step: median %.1f ms over %d steps", median, s.steps()));
-                double matmul = matmulGflops(root);
-                f.put("matmul_gflops", round(matmul));
-                f.put("matmul_fraction", Math.round(gflops / matmul * 1e4) / 1e4);
-            }
-        }
         return f;
+    }
+
+    /**
+     * Times {@code step} (B × T tokens, padding included, as the reference counts them) after the
+     * warm-up, then the matmul: step times, tokens/s, GFLOP/s and their fraction of the matmul's.
+     */
+    static void timeSteps(Map<String, Object> f, Settings s, ModelConfig config, NDManager root, Runnable step, Consumer<String> log) {
+        for (int i = 0; i < s.warmup(); i++) step.run();
+        double[] ms = new double[s.steps()];
+        for (int i = 0; i < s.steps(); i++) {
+            long t0 = System.nanoTime();
+            step.run();
+            ms[i] = (System.nanoTime() - t0) / 1e6;
+        }
+        Arrays.sort(ms);
+        double median = median(ms);
+        long tokens = (long) s.batch() * s.seq();
+        double gflops = config.trainingFlopsPerToken(s.seq()) * tokens / (median / 1e3) / 1e9;
+        f.put("step_ms_median", round(median));
+        f.put("step_ms_min", round(ms[0]));
+        f.put("step_ms_max", round(ms[ms.length - 1]));
+        f.put("tokens_per_s", round(tokens / (median / 1e3)));
+        f.put("gflops", round(gflops));
+        log.accept(String.format("training step: median %.1f ms over %d steps", median, s.steps()));
+        double matmul = matmulGflops(root);
+        f.put("matmul_gflops", round(matmul));
+        f.put("matmul_fraction", Math.round(gflops / matmul * 1e4) / 1e4);
     }
 
     /** Random ids in [1, vocab) with every target trained, as the reference's completion-heavy batch. */
@@ -107,12 +125,12 @@ public final class SftBenchmark {
         }
     }
 
-    private static double median(double[] sorted) {
+    static double median(double[] sorted) {
         int n = sorted.length;
         return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
-    private static double round(double v) {
+    static double round(double v) {
         return Math.round(v * 10) / 10.0;
     }
 }

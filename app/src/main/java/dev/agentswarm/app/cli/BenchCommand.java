@@ -3,8 +3,8 @@ package dev.agentswarm.app.cli;
 import picocli.CommandLine.Command;
 
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks that print the project's figures.",
-        subcommands = {BenchEpisodesCommand.class, BenchGenerateCommand.class, BenchSandboxCommand.class, BenchSearchCommand.class,
-                BenchSftCommand.class})
+        subcommands = {BenchEpisodesCommand.class, BenchGenerateCommand.class, BenchLearnerCommand.class, BenchSandboxCommand.class,
+                BenchSearchCommand.class, BenchSftCommand.class})
 public final class BenchCommand implements Runnable {
 
     @picocli.CommandLine.Spec

@@ -13,32 +13,20 @@ import picocli.CommandLine.Option;
                 "The default shape is the plain-PyTorch reference's: swarm bench sft --preset small --batch 16 --seq 256"})
 public final class BenchSftCommand implements Callable<Integer> {
 
-    @Option(names = "--preset", defaultValue = "small", description = "Model preset: tiny, small or base (default ${DEFAULT-VALUE}).")
-    String preset;
-
-    @Option(names = "--batch", defaultValue = "16", description = "Sequences per step (default ${DEFAULT-VALUE}).")
-    int batch;
-
-    @Option(names = "--seq", defaultValue = "256", description = "Tokens per sequence (default ${DEFAULT-VALUE}).")
-    int seq;
-
-    @Option(names = "--steps", defaultValue = "20", description = "Timed steps (default ${DEFAULT-VALUE}).")
-    int steps;
-
-    @Option(names = "--warmup", defaultValue = "3", description = "Untimed steps first (default ${DEFAULT-VALUE}).")
-    int warmup;
+    @Mixin
+    TrainingStepOptions shape;
 
     @Mixin
     JsonOption json;
 
     @Override
     public Integer call() {
-        Map<String, Object> f = SftBenchmark.run(new SftBenchmark.Settings(preset, batch, seq, steps, warmup), System.err::println);
+        Map<String, Object> f = SftBenchmark.run(shape.settings(), System.err::println);
         Report r = new Report();
         r.line(String.format("SFT training step, %s preset (%,d parameters), B=%d × T=%d, %s engine threads:", f.get("preset"),
-                (Long) f.get("params"), batch, seq, f.get("threads")));
+                (Long) f.get("params"), shape.batch, shape.seq, f.get("threads")));
         r.line(String.format("  step median %.1f ms (min %.1f, max %.1f) over %d steps", (Double) f.get("step_ms_median"),
-                (Double) f.get("step_ms_min"), (Double) f.get("step_ms_max"), steps));
+                (Double) f.get("step_ms_min"), (Double) f.get("step_ms_max"), shape.steps));
         r.line(String.format("  %.0f tokens/s, %.1f GFLOP/s (6·N + attention per token, as the PyTorch reference counts)",
                 (Double) f.get("tokens_per_s"), (Double) f.get("gflops")));
         r.line(String.format("  dense 1024³ fp32 matmul on the same engine: %.1f GFLOP/s → model at %.1f%% of it",
