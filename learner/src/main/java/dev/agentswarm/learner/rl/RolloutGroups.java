@@ -1,0 +1,98 @@
+package dev.agentswarm.learner.rl;
+
+import dev.agentswarm.core.protocol.FinishReason;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.Turn;
+import dev.agentswarm.core.reward.ShapingRewards;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns finished groups (the G trajectories of one task) into GRPO samples: each trajectory's
+ * reward, less DAPO's overlong penalty when a turn ran into the buffer before the completion
+ * limit, gives group-relative advantages; every assistant turn with sampled tokens becomes one
+ * sample carrying its trajectory's advantage. A group whose rewards are all equal teaches nothing
+ * and is dropped when dynamic sampling is on; a turn cut at the completion limit is left out when
+ * {@code mask-truncated-completions} is on (it still counted in its group's statistics).
+ */
+public final class RolloutGroups {
+
+    /**
+     * @param maxCompletionTokens the sampling limit per turn (max-tokens), where overlong turns are cut
+     * @param overlongBuffer tokens before that limit where the penalty ramps (DAPO); 0 = no penalty
+     */
+    public record Settings(GroupAdvantages.Scale scale, boolean maskTruncated, boolean dynamicSampling, int maxCompletionTokens,
+                           int overlongBuffer, double overlongPenalty) {
+        public Settings {
+            if (maxCompletionTokens < 1) throw new IllegalArgumentException("max completion tokens must be >= 1");
+            if (overlongBuffer < 0 || overlongBuffer >= maxCompletionTokens) {
+                throw new IllegalArgumentException("overlong-buffer-len must be in [0, max-tokens), got " + overlongBuffer);
+            }
+        }
+    }
+
+    /** The samples of the kept groups and what was left out. */
+    public record Batch(List<RlSample> samples, int groupsKept, int groupsDropped, int turnsMasked, double meanReward) {}
+
+    private final Settings settings;
+    private final TurnPrompts prompts;
+
+    public RolloutGroups(Settings settings, TurnPrompts prompts) {
+        this.settings = settings;
+        this.prompts = prompts;
+    }
+
+    /** The reward a trajectory is trained on: its total (0 when it was never scored), less the overlong penalty. */
+    public double shapedReward(Trajectory t) {
+        double r = t.reward() == null ? 0 : t.reward().total();
+        if (settings.overlongBuffer() == 0) return r;
+        int longest = 0;
+        for (Turn turn : t.assistantTurns()) longest = Math.max(longest, turn.tokenIds().length);
+        return r + ShapingRewards.overlongPenalty(longest, settings.maxCompletionTokens(), settings.overlongBuffer(),
+                settings.overlongPenalty());
+    }
+
+    public Batch samples(List<List<Trajectory>> groups) {
+        List<List<Trajectory>> kept = new ArrayList<>();
+        List<double[]> rewards = new ArrayList<>();
+        int dropped = 0;
+        double sum = 0;
+        int n = 0;
+        for (List<Trajectory> g : groups) {
+            double[] r = g.stream().mapToDouble(this::shapedReward).toArray();
+            for (double x : r) sum += x;
+            n += r.length;
+            if (settings.dynamicSampling() && (r.length < 2 || GroupAdvantages.zeroVariance(r))) {
+                dropped++;
+                continue;
+            }
+            kept.add(g);
+            rewards.add(r);
+        }
+        double[][] adv = GroupAdvantages.compute(rewards.toArray(double[][]::new), settings.scale());
+        List<RlSample> out = new ArrayList<>();
+        int masked = 0;
+        for (int g = 0; g < kept.size(); g++) {
+            for (int i = 0; i < kept.get(g).size(); i++) {
+                Trajectory t = kept.get(g).get(i);
+                List<int[]> turnPrompts = prompts.of(t);
+                int k = 0;
+                for (Turn turn : t.turns()) {
+                    if (!turn.isAssistant()) continue;
+                    int[] prompt = turnPrompts.get(k++);
+                    if (turn.tokenIds().length == 0) continue; // a policy that returned no ids (a remote one) trains nothing
+                    if (settings.maskTruncated() && turn.finishReason() == FinishReason.LENGTH) {
+                        masked++;
+                        continue;
+                    }
+                    if (turn.logprobs().length != turn.tokenIds().length) {
+                        throw new IllegalArgumentException("episode " + t.episodeId() + ", turn " + turn.index() + ": "
+                                + turn.logprobs().length + " log-probs for " + turn.tokenIds().length + " tokens");
+                    }
+                    out.add(new RlSample(prompt, turn.tokenIds(), turn.logprobs(), adv[g][i]));
+                }
+            }
+        }
+        return new Batch(out, kept.size(), dropped, masked, n == 0 ? 0 : sum / n);
+    }
+}
