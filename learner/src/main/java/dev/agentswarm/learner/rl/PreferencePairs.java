@@ -1,0 +1,124 @@
+package dev.agentswarm.learner.rl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.Role;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.Turn;
+import dev.agentswarm.policy.chat.ChatTemplate;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Where DPO's pairs come from: a TRL-format JSONL file ({@code prompt} / {@code chosen} /
+ * {@code rejected}, each a string or a list of {@code {role, content}} messages), or the rollouts
+ * of one task, the best-rewarded first completion chosen over the worst when their rewards differ
+ * by at least {@code min-reward-gap}. A completion is the assistant's tokens and its closing
+ * {@code <|im_end|>}, as the chat template trains them.
+ */
+public final class PreferencePairs {
+
+    private final ChatTemplate template;
+
+    public PreferencePairs(ChatTemplate template) {
+        this.template = template;
+    }
+
+    /** Every pair of a TRL preference file; a malformed line fails with its line number and what is wrong. */
+    public List<PreferencePair> load(Path file) {
+        List<PreferencePair> out = new ArrayList<>();
+        try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            String line;
+            int n = 0;
+            while ((line = in.readLine()) != null) {
+                n++;
+                if (line.isBlank()) continue;
+                try {
+                    JsonNode r = Json.parse(line);
+                    List<Message> prompt = messages(r, "prompt", Role.USER);
+                    out.add(pair(prompt, completion(r, "chosen"), completion(r, "rejected")));
+                } catch (IOException | IllegalArgumentException e) {
+                    throw new IllegalArgumentException(file + ":" + n + ": " + e.getMessage(), e);
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read preference file " + file + ": " + e.getMessage(), e);
+        }
+        if (out.isEmpty()) throw new IllegalArgumentException("preference file " + file + " holds no pairs");
+        return out;
+    }
+
+    /** A pair from the prompt messages and the two assistant answers. */
+    public PreferencePair pair(List<Message> prompt, String chosen, String rejected) {
+        return new PreferencePair(template.prompt(prompt, List.of()), completionIds(prompt, chosen), completionIds(prompt, rejected));
+    }
+
+    /**
+     * At most one pair per group (the rollouts of one task): its best and worst first completions,
+     * when their rewards differ by at least {@code minGap}. They share their prompt, so only the
+     * first assistant turn is compared.
+     */
+    public static List<PreferencePair> fromRollouts(List<List<Trajectory>> groups, double minGap, TurnPrompts prompts) {
+        List<PreferencePair> out = new ArrayList<>();
+        for (List<Trajectory> g : groups) {
+            List<Trajectory> scored = g.stream().filter(t -> t.reward() != null && !t.assistantTurns().isEmpty()
+                    && t.assistantTurns().get(0).tokenIds().length > 0).sorted(Comparator.comparingDouble(t -> -t.reward().total())).toList();
+            if (scored.size() < 2) continue;
+            Trajectory best = scored.get(0);
+            Trajectory worst = scored.get(scored.size() - 1);
+            if (best.reward().total() - worst.reward().total() < minGap) continue;
+            int[] prompt = prompts.of(best).get(0);
+            if (!Arrays.equals(prompt, prompts.of(worst).get(0))) continue; // different prompts are not a preference
+            Turn c = best.assistantTurns().get(0);
+            Turn r = worst.assistantTurns().get(0);
+            out.add(new PreferencePair(prompt, c.tokenIds(), r.tokenIds()));
+        }
+        return out;
+    }
+
+    private int[] completionIds(List<Message> prompt, String answer) {
+        List<Message> all = new ArrayList<>(prompt);
+        all.add(Message.assistant(answer));
+        ChatTemplate.Rendered r = template.conversation(all, List.of());
+        int last = r.lossMask().length - 1;
+        while (last >= 0 && r.lossMask()[last] == 0) last--;
+        int first = last;
+        while (first > 0 && r.lossMask()[first - 1] == 1) first--;
+        return Arrays.copyOfRange(r.ids(), first, last + 1);
+    }
+
+    private static List<Message> messages(JsonNode r, String field, Role plainRole) {
+        JsonNode v = r.get(field);
+        if (v == null || v.isNull()) throw new IllegalArgumentException("no \"" + field + "\"");
+        if (v.isTextual()) return List.of(new Message(plainRole, v.asText(), null, null, null));
+        if (!v.isArray() || v.isEmpty()) throw new IllegalArgumentException("\"" + field + "\" must be a string or a list of messages");
+        List<Message> out = new ArrayList<>();
+        for (JsonNode m : v) {
+            String role = m.path("role").asText("");
+            Role parsed = switch (role) {
+                case "system" -> Role.SYSTEM;
+                case "user" -> Role.USER;
+                case "assistant" -> Role.ASSISTANT;
+                default -> throw new IllegalArgumentException("\"" + field + "\": unknown role \"" + role + "\"");
+            };
+            out.add(new Message(parsed, m.path("content").asText(""), null, null, null));
+        }
+        return out;
+    }
+
+    /** A completion: a string, or a list whose last message is the assistant's answer. */
+    private static String completion(JsonNode r, String field) {
+        List<Message> m = messages(r, field, Role.ASSISTANT);
+        Message last = m.get(m.size() - 1);
+        if (last.role() != Role.ASSISTANT) throw new IllegalArgumentException("\"" + field + "\" must end with an assistant message");
+        return last.content();
+    }
+}
