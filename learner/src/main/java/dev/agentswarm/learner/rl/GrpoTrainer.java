@@ -1,0 +1,104 @@
+package dev.agentswarm.learner.rl;
+
+import ai.djl.ndarray.NDManager;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.Turn;
+import dev.agentswarm.learner.optim.AdamW;
+import dev.agentswarm.policy.chat.ChatTemplate;
+import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.ModelWeights;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The learner's work without a mailbox: finished groups in, one GRPO update, the new weights out
+ * with the next version. Single-threaded (the learner actor's dispatcher has one thread).
+ */
+public final class GrpoTrainer implements AutoCloseable {
+
+    /** One call's outcome: the weights when the policy changed (null when every group was dropped), and the metrics. */
+    public record Result(long step, long version, byte[] weights, Map<String, Double> metrics) {}
+
+    private final CausalLm model;
+    private final GrpoSettings settings;
+    private final AdamW optimizer;
+    private final GrpoStep step;
+    private final RolloutGroups groups;
+    private final int padId;
+    private long version;
+    private long steps;
+
+    public GrpoTrainer(CausalLm model, NDManager root, AdamW.Settings adam, GrpoSettings settings, ChatTemplate template, long version) {
+        this.model = model;
+        this.settings = settings;
+        this.optimizer = new AdamW(model.namedParameters(), adam, root);
+        this.step = new GrpoStep(model, null, optimizer, root, new PolicyLoss(settings.loss()));
+        this.groups = new RolloutGroups(settings.groups(), new TurnPrompts(template));
+        this.padId = template.tokenizer().padId();
+        this.version = version;
+        if (settings.loss().beta() > 0) throw new IllegalArgumentException(GrpoSettings.PATH + ".beta > 0 needs a reference model: not offered yet");
+    }
+
+    public long version() {
+        return version;
+    }
+
+    public long steps() {
+        return steps;
+    }
+
+    public Result train(List<List<Trajectory>> finished) {
+        long t0 = System.nanoTime();
+        RolloutGroups.Batch batch = groups.samples(finished);
+        Map<String, Double> m = new LinkedHashMap<>();
+        m.put("reward_mean", batch.meanReward());
+        m.put("groups_kept", (double) batch.groupsKept());
+        m.put("groups_dropped", (double) batch.groupsDropped());
+        m.put("turns_masked", (double) batch.turnsMasked());
+        staleness(finished, m);
+        if (batch.samples().isEmpty()) return new Result(steps, version, null, m);
+        GrpoStep.Outcome o = step.run(RlMicroBatch.split(batch.samples(), settings.microBatchRows(), padId), settings.learningRate(),
+                settings.maxGradNorm() == 0 ? Double.POSITIVE_INFINITY : settings.maxGradNorm(), settings.numIterations(),
+                settings.groups().maxCompletionTokens());
+        steps++;
+        version++;
+        long t1 = System.nanoTime();
+        byte[] weights = ModelWeights.export(model, version);
+        m.put("loss", o.loss());
+        m.put("grad_norm", o.gradNorm());
+        m.put("clip_fraction", o.clipFraction());
+        m.put("kl", o.kl());
+        m.put("ratio_mean", o.meanRatio());
+        m.put("tokens", (double) o.tokens());
+        m.put("samples", (double) batch.samples().size());
+        m.put("step_ms", (t1 - t0) / 1e6);
+        m.put("export_ms", (System.nanoTime() - t1) / 1e6);
+        m.put("tokens_per_s", o.tokens() / ((t1 - t0) / 1e9));
+        return new Result(steps, version, weights, m);
+    }
+
+    /** How many versions behind the learner each assistant turn was sampled: mean and max. */
+    private void staleness(List<List<Trajectory>> finished, Map<String, Double> m) {
+        long sum = 0;
+        long max = 0;
+        long n = 0;
+        for (List<Trajectory> g : finished) {
+            for (Trajectory t : g) {
+                for (Turn turn : t.assistantTurns()) {
+                    long behind = Math.max(0, version - turn.policyVersion());
+                    sum += behind;
+                    max = Math.max(max, behind);
+                    n++;
+                }
+            }
+        }
+        m.put("staleness_mean", n == 0 ? 0 : (double) sum / n);
+        m.put("staleness_max", (double) max);
+    }
+
+    @Override
+    public void close() {
+        optimizer.close();
+    }
+}

@@ -1,0 +1,124 @@
+package dev.agentswarm.learner;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.ndarray.NDManager;
+import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.protocol.Completion;
+import dev.agentswarm.core.protocol.FinishReason;
+import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.PolicyWeights;
+import dev.agentswarm.core.protocol.RewardBreakdown;
+import dev.agentswarm.core.protocol.Role;
+import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.Turn;
+import dev.agentswarm.learner.optim.AdamW;
+import dev.agentswarm.learner.rl.GrpoSettings;
+import dev.agentswarm.learner.rl.GrpoTrainer;
+import dev.agentswarm.policy.chat.ChatTemplate;
+import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.ModelConfig;
+import dev.agentswarm.policy.model.ModelWeights;
+import dev.agentswarm.policy.model.SafetensorsFile;
+import dev.agentswarm.policy.tokenizer.BpeTokenizer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.pubsub.Topic;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The learner actor: an update per batch, its weights on the topic, refusals that change nothing. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LearnerTest {
+
+    private static final ChatTemplate TEMPLATE = new ChatTemplate(BpeTokenizer.untrained());
+    private final ActorTestKit kit = ActorTestKit.create("learner",
+            ConfigFactory.parseString("pekko.actor.serialize-messages = on").withFallback(ConfigFactory.load()));
+
+    @AfterAll
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    private static Trajectory rollout(String task, int k, double reward, int tokens, boolean matchingLogprobs) {
+        SplittableRandom rng = new SplittableRandom(task.hashCode() * 31L + k);
+        int[] ids = rng.ints(tokens, 0, 256).toArray();
+        float[] logp = new float[matchingLogprobs ? tokens : tokens - 1];
+        java.util.Arrays.fill(logp, -5.5f);
+        Turn turn = Turn.assistant(0, new Completion("x", List.of(), ids, logp, FinishReason.STOP, 0, 8, tokens), List.of(), List.of(),
+                null, null);
+        return new Trajectory(task + "#" + k, task, task, List.of(Message.system("s"), Message.user(task)), List.of(turn), "x",
+                StopReason.FINAL_ANSWER, null, null, new RewardBreakdown(Map.of(), reward));
+    }
+
+    private static List<List<Trajectory>> groups(boolean flat, boolean matchingLogprobs) {
+        List<List<Trajectory>> out = new ArrayList<>();
+        for (String task : List.of("q1", "q2")) {
+            List<Trajectory> g = new ArrayList<>();
+            for (int k = 0; k < 4; k++) g.add(rollout(task, k, flat ? 1 : k % 2, 6, matchingLogprobs));
+            out.add(g);
+        }
+        return out;
+    }
+
+    @Test
+    void eachUpdatePublishesTheNextVersionAndReportsItsMetrics() throws Exception {
+        ActorRef<Topic.Command<PolicyWeights>> topic = kit.spawn(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC), "weights-1");
+        TestProbe<PolicyWeights> server = kit.createTestProbe(PolicyWeights.class);
+        topic.tell(Topic.subscribe(server.getRef()));
+        TestProbe<Topic.TopicStats> stats = kit.createTestProbe(Topic.TopicStats.class);
+        stats.awaitAssert(() -> {
+            topic.tell(Topic.getTopicStats(stats.getRef()));
+            assertEquals(1, stats.receiveMessage().localSubscriberCount());
+            return null;
+        });
+        GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")
+                .withFallback(ConfigFactory.load()), 16);
+        ActorRef<Learner.Command> learner = kit.spawn(Learner.create(() -> {
+            NDManager root = NDManager.newBaseManager();
+            CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
+            return new GrpoTrainer(model, root, new AdamW.Settings(0.9, 0.99, 1e-8, 0), settings, TEMPLATE, 0);
+        }, topic), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+
+        TestProbe<Learner.Trained> replies = kit.createTestProbe(Learner.Trained.class);
+        learner.tell(new Learner.Train(groups(false, true), replies.getRef()));
+        Learner.Trained first = replies.receiveMessage(Duration.ofSeconds(30));
+        assertNull(first.error());
+        assertEquals(1, first.version());
+        assertTrue(first.published());
+        assertEquals(48, first.metrics().get("tokens"), 1e-9, "8 completions of 6 tokens");
+        assertEquals(0.5, first.metrics().get("reward_mean"), 1e-9);
+        assertTrue(first.metrics().get("grad_norm") > 0);
+        PolicyWeights w = server.receiveMessage(Duration.ofSeconds(10));
+        assertEquals(1, w.version());
+        assertEquals(1, ModelWeights.versionOf(SafetensorsFile.decode(w.safetensors())), "the version travels in the file too");
+
+        learner.tell(new Learner.Train(groups(false, false), replies.getRef()));
+        Learner.Trained refused = replies.receiveMessage(Duration.ofSeconds(30));
+        assertTrue(refused.error().contains("log-probs for 6 tokens"), refused.error());
+        assertEquals(1, refused.version(), "a refused batch changes nothing");
+
+        learner.tell(new Learner.Train(groups(true, true), replies.getRef()));
+        Learner.Trained nothing = replies.receiveMessage(Duration.ofSeconds(30));
+        assertFalse(nothing.published(), "every group scored the same: dynamic sampling drops them all");
+        assertEquals(2, nothing.metrics().get("groups_dropped"), 1e-9);
+        assertEquals(1, nothing.version());
+        server.expectNoMessage(Duration.ofMillis(300));
+
+        learner.tell(new Learner.Train(groups(false, true), replies.getRef()));
+        assertEquals(2, replies.receiveMessage(Duration.ofSeconds(30)).version());
+        assertEquals(2, server.receiveMessage(Duration.ofSeconds(10)).version());
+    }
+}
