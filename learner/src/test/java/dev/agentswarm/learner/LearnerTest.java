@@ -9,6 +9,9 @@ import ai.djl.ndarray.NDManager;
 import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.FinishReason;
+import dev.agentswarm.core.protocol.LearnerProtocol;
+import dev.agentswarm.core.protocol.LearnerProtocol.BatchTrained;
+import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.PolicyWeights;
 import dev.agentswarm.core.protocol.RewardBreakdown;
@@ -86,15 +89,15 @@ class LearnerTest {
         });
         GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")
                 .withFallback(ConfigFactory.load()), 16);
-        ActorRef<Learner.Command> learner = kit.spawn(Learner.create(() -> {
+        ActorRef<LearnerProtocol.Command> learner = kit.spawn(Learner.create(() -> {
             NDManager root = NDManager.newBaseManager();
             CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
             return new GrpoTrainer(model, root, new AdamW.Settings(0.9, 0.99, 1e-8, 0), settings, TEMPLATE, 0);
         }, topic), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
 
-        TestProbe<Learner.Trained> replies = kit.createTestProbe(Learner.Trained.class);
-        learner.tell(new Learner.Train(groups(false, true), replies.getRef()));
-        Learner.Trained first = replies.receiveMessage(Duration.ofSeconds(30));
+        TestProbe<BatchTrained> replies = kit.createTestProbe(BatchTrained.class);
+        learner.tell(new TrainBatch(0, groups(false, true), replies.getRef()));
+        BatchTrained first = replies.receiveMessage(Duration.ofSeconds(30));
         assertNull(first.error());
         assertEquals(1, first.version());
         assertTrue(first.published());
@@ -105,19 +108,19 @@ class LearnerTest {
         assertEquals(1, w.version());
         assertEquals(1, ModelWeights.versionOf(SafetensorsFile.decode(w.safetensors())), "the version travels in the file too");
 
-        learner.tell(new Learner.Train(groups(false, false), replies.getRef()));
-        Learner.Trained refused = replies.receiveMessage(Duration.ofSeconds(30));
+        learner.tell(new TrainBatch(0, groups(false, false), replies.getRef()));
+        BatchTrained refused = replies.receiveMessage(Duration.ofSeconds(30));
         assertTrue(refused.error().contains("log-probs for 6 tokens"), refused.error());
         assertEquals(1, refused.version(), "a refused batch changes nothing");
 
-        learner.tell(new Learner.Train(groups(true, true), replies.getRef()));
-        Learner.Trained nothing = replies.receiveMessage(Duration.ofSeconds(30));
+        learner.tell(new TrainBatch(0, groups(true, true), replies.getRef()));
+        BatchTrained nothing = replies.receiveMessage(Duration.ofSeconds(30));
         assertFalse(nothing.published(), "every group scored the same: dynamic sampling drops them all");
         assertEquals(2, nothing.metrics().get("groups_dropped"), 1e-9);
         assertEquals(1, nothing.version());
         server.expectNoMessage(Duration.ofMillis(300));
 
-        learner.tell(new Learner.Train(groups(false, true), replies.getRef()));
+        learner.tell(new TrainBatch(0, groups(false, true), replies.getRef()));
         assertEquals(2, replies.receiveMessage(Duration.ofSeconds(30)).version());
         assertEquals(2, server.receiveMessage(Duration.ofSeconds(10)).version());
     }
