@@ -4,6 +4,7 @@ import ai.djl.ndarray.NDManager;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.learner.data.Batcher;
 import dev.agentswarm.learner.data.Conversation;
 import dev.agentswarm.learner.data.ConversationDataset;

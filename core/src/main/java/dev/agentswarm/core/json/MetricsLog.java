@@ -1,7 +1,6 @@
-package dev.agentswarm.learner.sft;
+package dev.agentswarm.core.json;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentswarm.core.json.Json;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,8 +12,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code metrics.jsonl}: one JSON object per line, flushed as written so that a crashed run keeps
- * its history. Resuming from step n first drops the lines of steps after n, which the resumed run
+ * A run's JSON-lines log ({@code metrics.jsonl}, {@code trajectories.jsonl}): one JSON object per
+ * line, flushed as written so that a crashed run keeps its history. Resuming from step n first drops the lines of steps after n, which the resumed run
  * is about to redo, so the file never holds a step twice.
  */
 public final class MetricsLog implements AutoCloseable {
@@ -50,8 +49,13 @@ public final class MetricsLog implements AutoCloseable {
     }
 
     public void write(ObjectNode line) {
+        append(line);
+    }
+
+    /** Any record, as one JSON line, flushed before this returns. */
+    public void append(Object record) {
         try {
-            out.write(Json.write(line));
+            out.write(Json.write(record));
             out.write('\n');
             out.flush();
         } catch (IOException e) {

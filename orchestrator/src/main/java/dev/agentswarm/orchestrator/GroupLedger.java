@@ -1,0 +1,145 @@
+package dev.agentswarm.orchestrator;
+
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.Turn;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The coordinator's book-keeping, without a mailbox: which episodes are out (and since when), which
+ * groups are complete, which are too stale to train on. Episodes go out a whole group at a time —
+ * {@code generations} episodes of one task — while at most {@code maxInflight} are out; tasks are
+ * drawn in order from a cursor that wraps around. An episode id is accepted at most once.
+ */
+public final class GroupLedger {
+
+    /** One episode to send. */
+    public record Launch(String episodeId, String groupId, Task task) {}
+
+    /** Complete groups for one update, and how many complete groups were dropped as too stale since the last batch. */
+    public record Batch(List<List<Trajectory>> groups, int staleDropped) {}
+
+    private record Out(String groupId, Task task, long sentAtMillis) {}
+
+    private final List<Task> tasks;
+    private final int generations;
+    private final int maxInflight;
+    private final int groupsPerStep;
+    private final int maxStaleness;
+    private final Map<String, Out> inflight = new LinkedHashMap<>();
+    private final Map<String, List<Trajectory>> open = new HashMap<>();
+    private final Deque<List<Trajectory>> ready = new ArrayDeque<>();
+    private long cursor;
+    private long groupsLaunched;
+    private int staleDropped;
+
+    /** @param cursor where in the task list to start (a resumed run continues where it stopped) */
+    public GroupLedger(List<Task> tasks, int generations, int maxInflight, int groupsPerStep, int maxStaleness, long cursor) {
+        if (tasks.isEmpty()) throw new IllegalArgumentException("no tasks to train on");
+        if (generations < 2) throw new IllegalArgumentException("num-generations must be >= 2, got " + generations);
+        if (maxInflight < generations) {
+            throw new IllegalArgumentException("max-inflight (" + maxInflight + ") must hold at least one group of " + generations);
+        }
+        if (groupsPerStep < 1) throw new IllegalArgumentException("groups-per-step must be >= 1, got " + groupsPerStep);
+        if (maxStaleness < 0) throw new IllegalArgumentException("max-staleness must be >= 0, got " + maxStaleness);
+        this.tasks = List.copyOf(tasks);
+        this.generations = generations;
+        this.maxInflight = maxInflight;
+        this.groupsPerStep = groupsPerStep;
+        this.maxStaleness = maxStaleness;
+        this.cursor = cursor;
+    }
+
+    /** Whole groups to send now, at most {@code maxGroups}, as far as {@code max-inflight} allows. */
+    public List<Launch> launch(int maxGroups, long nowMillis) {
+        List<Launch> out = new ArrayList<>();
+        for (int g = 0; g < maxGroups && inflight.size() + generations <= maxInflight; g++) {
+            Task task = tasks.get((int) Math.floorMod(cursor, (long) tasks.size()));
+            String groupId = "g" + groupsLaunched + "-" + task.id();
+            cursor++;
+            groupsLaunched++;
+            open.put(groupId, new ArrayList<>());
+            for (int k = 0; k < generations; k++) {
+                String episodeId = groupId + "#" + k;
+                inflight.put(episodeId, new Out(groupId, task, nowMillis));
+                out.add(new Launch(episodeId, groupId, task));
+            }
+        }
+        return out;
+    }
+
+    /** Records an answer; false when the episode is not out (unknown, or already answered). */
+    public boolean accept(Trajectory t) {
+        Out o = inflight.remove(t.episodeId());
+        if (o == null) return false;
+        List<Trajectory> group = open.get(o.groupId());
+        group.add(t);
+        if (group.size() == generations) {
+            open.remove(o.groupId());
+            ready.add(List.copyOf(group));
+        }
+        return true;
+    }
+
+    /**
+     * The next {@code groups-per-step} complete groups, dropping (and counting) those sampled more
+     * than {@code max-staleness} versions before {@code version}; null until enough are ready.
+     */
+    public Batch takeBatch(long version) {
+        ready.removeIf(g -> {
+            boolean stale = staleness(g, version) > maxStaleness;
+            if (stale) staleDropped++;
+            return stale;
+        });
+        if (ready.size() < groupsPerStep) return null;
+        List<List<Trajectory>> groups = new ArrayList<>();
+        for (int i = 0; i < groupsPerStep; i++) groups.add(ready.poll());
+        int dropped = staleDropped;
+        staleDropped = 0;
+        return new Batch(groups, dropped);
+    }
+
+    /** Versions between {@code version} and the oldest policy that sampled a turn of the group. */
+    public static long staleness(List<Trajectory> group, long version) {
+        long oldest = version;
+        for (Trajectory t : group) {
+            for (Turn turn : t.assistantTurns()) if (turn.policyVersion() >= 0) oldest = Math.min(oldest, turn.policyVersion());
+        }
+        return version - oldest;
+    }
+
+    /** Episodes out for longer than {@code timeoutMillis} (lost with a node, say), marked as sent again now. */
+    public List<Launch> overdue(long nowMillis, long timeoutMillis) {
+        List<Launch> out = new ArrayList<>();
+        for (Map.Entry<String, Out> e : inflight.entrySet()) {
+            Out o = e.getValue();
+            if (nowMillis - o.sentAtMillis() >= timeoutMillis) {
+                out.add(new Launch(e.getKey(), o.groupId(), o.task()));
+                e.setValue(new Out(o.groupId(), o.task(), nowMillis));
+            }
+        }
+        return out;
+    }
+
+    public List<String> inflightIds() {
+        return List.copyOf(inflight.keySet());
+    }
+
+    public int inflight() {
+        return inflight.size();
+    }
+
+    public int readyGroups() {
+        return ready.size();
+    }
+
+    public long cursor() {
+        return cursor;
+    }
+}

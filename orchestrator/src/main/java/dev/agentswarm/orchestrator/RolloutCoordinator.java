@@ -1,0 +1,204 @@
+package dev.agentswarm.orchestrator;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.json.MetricsLog;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.LearnerProtocol;
+import dev.agentswarm.core.protocol.LearnerProtocol.BatchTrained;
+import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.WorkerProtocol;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
+
+/**
+ * Training mode's conductor: keeps at most {@code max-inflight} episodes running on the worker
+ * region, a group of {@code num-generations} per task; appends every answer to
+ * {@code trajectories.jsonl} before anything else sees it; hands {@code groups-per-step} complete
+ * groups to the learner, one batch at a time, dropping groups sampled more than
+ * {@code max-staleness} versions ago; writes each update's metrics to {@code metrics.jsonl}; and
+ * stops after {@code steps} updates. Generation never waits for an update unless {@code sync} is
+ * set, which runs rollouts and updates in turn (the synchronous baseline). Episodes not answered
+ * within {@code episode-timeout} (a node died) are sent again under the same id; a worker answers
+ * an id at most once, and a second answer is ignored here.
+ */
+public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinator.Command> {
+
+    public interface Command extends NoSerializationVerificationNeeded {}
+
+    private record Answered(Trajectory trajectory) implements Command {}
+
+    private record Trained(BatchTrained result) implements Command {}
+
+    private enum CheckOverdue implements Command { INSTANCE }
+
+    public record Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
+                           Duration episodeTimeout) {
+        public Settings {
+            if (steps < 1) throw new IllegalArgumentException("steps must be >= 1, got " + steps);
+            if (episodeTimeout.isNegative() || episodeTimeout.isZero()) throw new IllegalArgumentException("episode-timeout must be > 0");
+        }
+    }
+
+    /** How a run ended. */
+    public record Summary(long steps, long version, long episodes, long staleDropped, long resent, long cursor, double wallSeconds,
+                          String error) {}
+
+    /** Where episodes run and where batches go. */
+    public record Wiring(ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region, int entities,
+                         ActorRef<LearnerProtocol.Command> learner) {}
+
+    private final Settings settings;
+    private final EpisodeSpec spec;
+    private final Wiring wiring;
+    private final GroupLedger ledger;
+    private final MetricsLog trajectories;
+    private final MetricsLog metrics;
+    private final CompletableFuture<Summary> done;
+    private final ActorRef<Trajectory> answers;
+    private final ActorRef<BatchTrained> trained;
+    private final long started = System.nanoTime();
+    private long version;
+    private long steps;
+    private long episodes;
+    private long staleDropped;
+    private long resent;
+    private long batches;
+    private boolean training;
+
+    public static Behavior<Command> create(Settings settings, List<Task> tasks, long cursor, EpisodeSpec spec, Wiring wiring,
+                                           long startVersion, long startStep, MetricsLog trajectories, MetricsLog metrics,
+                                           CompletableFuture<Summary> done) {
+        GroupLedger ledger = new GroupLedger(tasks, settings.generations(), settings.maxInflight(), settings.groupsPerStep(),
+                settings.maxStaleness(), cursor);
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
+            RolloutCoordinator c = new RolloutCoordinator(ctx, timers, settings, spec, wiring, ledger, startVersion, startStep,
+                    trajectories, metrics, done);
+            c.fill();
+            return c;
+        }));
+    }
+
+    private RolloutCoordinator(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings, EpisodeSpec spec,
+                               Wiring wiring, GroupLedger ledger, long version, long steps, MetricsLog trajectories, MetricsLog metrics,
+                               CompletableFuture<Summary> done) {
+        super(ctx);
+        this.settings = settings;
+        this.spec = spec;
+        this.wiring = wiring;
+        this.ledger = ledger;
+        this.version = version;
+        this.steps = steps;
+        this.trajectories = trajectories;
+        this.metrics = metrics;
+        this.done = done;
+        this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
+        this.trained = ctx.messageAdapter(BatchTrained.class, Trained::new);
+        Duration every = settings.episodeTimeout().dividedBy(4);
+        timers.startTimerWithFixedDelay(CheckOverdue.INSTANCE, every.isZero() ? Duration.ofMillis(1) : every);
+    }
+
+    @Override
+    public Receive<Command> createReceive() {
+        return newReceiveBuilder()
+                .onMessage(Answered.class, this::onAnswered)
+                .onMessage(Trained.class, this::onTrained)
+                .onMessageEquals(CheckOverdue.INSTANCE, this::onCheckOverdue)
+                .build();
+    }
+
+    private Behavior<Command> onAnswered(Answered a) {
+        Trajectory t = a.trajectory();
+        if (!ledger.accept(t)) return this; // an answer to a re-sent episode that had answered already
+        try {
+            trajectories.append(t); // durable before the learner can see it
+        } catch (RuntimeException e) {
+            return finish("cannot write trajectories.jsonl: " + e.getMessage());
+        }
+        episodes++;
+        trainIfReady();
+        fill();
+        return this;
+    }
+
+    private Behavior<Command> onTrained(Trained m) {
+        training = false;
+        BatchTrained r = m.result();
+        ObjectNode line = Json.object();
+        if (r.error() != null) {
+            getContext().getLog().warn("the learner refused batch {}: {}", r.batchId(), r.error());
+            line.put("batch", r.batchId()).put("error", r.error());
+            metrics.write(line);
+        } else {
+            version = r.version();
+            steps++;
+            line.put("step", steps).put("version", version).put("published", r.published()).put("episodes", episodes)
+                    .put("stale_dropped", staleDropped).put("inflight", ledger.inflight())
+                    .put("wall_s", (System.nanoTime() - started) / 1e9);
+            for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
+            metrics.write(line);
+            if (steps >= settings.steps()) return finish(null);
+        }
+        trainIfReady();
+        fill();
+        return this;
+    }
+
+    private Behavior<Command> onCheckOverdue() {
+        for (GroupLedger.Launch l : ledger.overdue(System.currentTimeMillis(), settings.episodeTimeout().toMillis())) {
+            getContext().getLog().info("episode {} not answered within {}: sending it again", l.episodeId(), settings.episodeTimeout());
+            send(l);
+            resent++;
+        }
+        return this;
+    }
+
+    private void trainIfReady() {
+        if (training) return;
+        GroupLedger.Batch b = ledger.takeBatch(version);
+        if (b == null) return;
+        staleDropped += b.staleDropped();
+        training = true;
+        wiring.learner().tell(new TrainBatch(++batches, b.groups(), trained));
+    }
+
+    /** Sends what the in-flight bound allows; in sync mode only a fresh round once the last update is done. */
+    private void fill() {
+        int groups;
+        if (settings.sync()) {
+            groups = !training && ledger.inflight() == 0 && ledger.readyGroups() == 0 ? settings.groupsPerStep() : 0;
+        } else {
+            groups = Integer.MAX_VALUE;
+        }
+        for (GroupLedger.Launch l : ledger.launch(groups, System.currentTimeMillis())) send(l);
+    }
+
+    private void send(GroupLedger.Launch l) {
+        long atLeast = Math.max(0, version - settings.maxStaleness());
+        wiring.region().tell(new ShardingEnvelope<>(WorkerProtocol.entityIdFor(l.episodeId(), wiring.entities()),
+                new WorkerProtocol.RunEpisode(l.episodeId(), l.groupId(), l.task(), spec, atLeast, answers)));
+    }
+
+    private Behavior<Command> finish(String error) {
+        for (String id : ledger.inflightIds()) {
+            wiring.region().tell(new ShardingEnvelope<>(WorkerProtocol.entityIdFor(id, wiring.entities()),
+                    new WorkerProtocol.CancelEpisode(id, "the training run ended")));
+        }
+        done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.cursor(), (System.nanoTime() - started) / 1e9,
+                error));
+        return Behaviors.stopped();
+    }
+}

@@ -1,0 +1,188 @@
+package dev.agentswarm.orchestrator;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.json.MetricsLog;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.LearnerProtocol;
+import dev.agentswarm.core.protocol.LearnerProtocol.BatchTrained;
+import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
+import dev.agentswarm.core.protocol.RewardBreakdown;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.WorkerProtocol;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The coordinator against fake workers (answering after a delay, with the version they serve) and
+ * a fake learner (each batch one version up): bounds, batches, staleness, durability, sync, re-sends.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RolloutCoordinatorTest {
+
+    private final ActorTestKit kit = ActorTestKit.create("coordinator");
+    private static final List<Task> TASKS = List.of(Task.of("t0", "a"), Task.of("t1", "b"), Task.of("t2", "c"), Task.of("t3", "d"));
+    private static final EpisodeSpec SPEC = EpisodeSpec.fromConfig(ConfigFactory.load().getConfig("agentswarm.episode"));
+
+    @AfterAll
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    /** What the fakes saw. */
+    static final class World {
+        final AtomicLong served = new AtomicLong();
+        final AtomicInteger inflight = new AtomicInteger();
+        final AtomicInteger maxInflight = new AtomicInteger();
+        final AtomicBoolean training = new AtomicBoolean();
+        final AtomicInteger launchedWhileTraining = new AtomicInteger();
+        final Set<String> dropOnce = ConcurrentHashMap.newKeySet();
+        final AtomicInteger requests = new AtomicInteger();
+        final List<TrainBatch> batches = new ArrayList<>();
+        final List<String> violations = new ArrayList<>();
+        long version;
+    }
+
+    private static Behavior<ShardingEnvelope<WorkerProtocol.Command>> workers(World w, long delayMs) {
+        return Behaviors.receiveMessage(env -> {
+            if (env.message() instanceof WorkerProtocol.RunEpisode r) {
+                w.requests.incrementAndGet();
+                if (w.training.get()) w.launchedWhileTraining.incrementAndGet();
+                if (w.dropOnce.remove(r.episodeId())) return Behaviors.same(); // lost with its node
+                w.maxInflight.accumulateAndGet(w.inflight.incrementAndGet(), Math::max);
+                long sampledWith = w.served.get();
+                int k = r.episodeId().charAt(r.episodeId().length() - 1) - '0';
+                CompletableFuture.runAsync(() -> {
+                    w.inflight.decrementAndGet();
+                    Trajectory t = GroupLedgerTest.answer(r.episodeId(), sampledWith)
+                            .withReward(new RewardBreakdown(Map.of("correct", (double) (k % 2)), k % 2));
+                    r.replyTo().tell(t);
+                }, CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS));
+            }
+            return Behaviors.same();
+        });
+    }
+
+    private static Behavior<LearnerProtocol.Command> learner(World w, Path trajectories, int maxStaleness, long trainMs) {
+        return Behaviors.receiveMessage(msg -> {
+            TrainBatch b = (TrainBatch) msg;
+            w.training.set(true);
+            synchronized (w) {
+                w.batches.add(b);
+                Set<String> written = new HashSet<>();
+                for (String line : Files.readAllLines(trajectories)) written.add(Json.parse(line).get("episodeId").asText());
+                for (List<Trajectory> g : b.groups()) {
+                    if (GroupLedger.staleness(g, w.version) > maxStaleness) w.violations.add("stale group " + g.get(0).groupId());
+                    for (Trajectory t : g) if (!written.contains(t.episodeId())) w.violations.add("not yet written: " + t.episodeId());
+                }
+            }
+            CompletableFuture.runAsync(() -> {
+                long v;
+                synchronized (w) {
+                    v = ++w.version;
+                }
+                w.served.set(v); // the servers swap right away
+                w.training.set(false);
+                b.replyTo().tell(new BatchTrained(b.batchId(), v, v, true, Map.of("loss", 0.5), null));
+            }, CompletableFuture.delayedExecutor(trainMs, TimeUnit.MILLISECONDS));
+            return Behaviors.same();
+        });
+    }
+
+    private RolloutCoordinator.Summary run(World w, RolloutCoordinator.Settings s, Path dir, long workerMs, long trainMs) throws Exception {
+        Path trajectories = dir.resolve("trajectories.jsonl");
+        Files.createFile(trajectories);
+        CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
+        try (MetricsLog t = MetricsLog.open(trajectories, Long.MAX_VALUE); MetricsLog m = MetricsLog.open(dir.resolve("metrics.jsonl"), 0)) {
+            ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region = kit.spawn(workers(w, workerMs));
+            ActorRef<LearnerProtocol.Command> learner = kit.spawn(learner(w, trajectories, s.maxStaleness(), trainMs));
+            kit.spawn(RolloutCoordinator.create(s, TASKS, 0, SPEC, new RolloutCoordinator.Wiring(region, 8, learner), 0, 0, t, m, done));
+            return done.get(60, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void asyncRunsKeepTheBoundTrainInBatchesOfWholeFreshGroupsAndWriteEverythingFirst(@TempDir Path dir) throws Exception {
+        World w = new World();
+        RolloutCoordinator.Summary s = run(w, new RolloutCoordinator.Settings(4, 8, 2, 1, 5, false, Duration.ofSeconds(30)), dir, 20, 30);
+        assertNull(s.error());
+        assertEquals(5, s.steps());
+        assertEquals(5, s.version());
+        assertTrue(w.maxInflight.get() <= 8, "in flight at most 8, saw " + w.maxInflight.get());
+        assertTrue(w.launchedWhileTraining.get() > 0, "generation goes on while the learner trains");
+        assertEquals(List.of(), w.violations);
+        for (TrainBatch b : w.batches) {
+            assertEquals(2, b.groups().size());
+            for (List<Trajectory> g : b.groups()) {
+                assertEquals(4, g.size());
+                assertEquals(1, g.stream().map(Trajectory::groupId).distinct().count());
+            }
+        }
+        assertEquals(s.episodes(), Files.readAllLines(dir.resolve("trajectories.jsonl")).size(), "every accepted answer is on disk");
+        List<String> metrics = Files.readAllLines(dir.resolve("metrics.jsonl"));
+        assertEquals(5, metrics.size());
+        JsonNode last = Json.parse(metrics.get(4));
+        assertEquals(5, last.get("step").asLong());
+        assertEquals(0.5, last.get("loss").asDouble());
+    }
+
+    @Test
+    void groupsSampledTooLongAgoAreDroppedNotTrained(@TempDir Path dir) throws Exception {
+        World w = new World();
+        // Six groups in flight, one per update, and max-staleness 0: whatever was out during an update is stale.
+        RolloutCoordinator.Summary s = run(w, new RolloutCoordinator.Settings(2, 12, 1, 0, 4, false, Duration.ofSeconds(30)), dir, 40, 5);
+        assertEquals(4, s.steps());
+        assertTrue(s.staleDropped() > 0, "some groups came back too old");
+        assertEquals(List.of(), w.violations, "none of them reached the learner");
+    }
+
+    @Test
+    void syncModeNeverSamplesWhileTheLearnerTrains(@TempDir Path dir) throws Exception {
+        World w = new World();
+        RolloutCoordinator.Summary s = run(w, new RolloutCoordinator.Settings(4, 16, 2, 0, 3, true, Duration.ofSeconds(30)), dir, 10, 40);
+        assertEquals(3, s.steps());
+        assertEquals(0, w.launchedWhileTraining.get());
+        assertEquals(0, s.staleDropped(), "in lockstep nothing goes stale");
+        assertEquals(3 * 2 * 4, w.requests.get(), "exactly one batch's groups per round");
+    }
+
+    @Test
+    void anEpisodeLostWithItsNodeIsSentAgain(@TempDir Path dir) throws Exception {
+        World w = new World();
+        w.dropOnce.add("g0-t0#1");
+        RolloutCoordinator.Summary s = run(w, new RolloutCoordinator.Settings(2, 2, 1, 5, 2, false, Duration.ofMillis(400)), dir, 10, 10); // one group at a time: nothing moves until the re-send
+        assertEquals(2, s.steps());
+        assertTrue(s.resent() >= 1);
+        List<String> ids = new ArrayList<>();
+        for (String line : Files.readAllLines(dir.resolve("trajectories.jsonl"))) ids.add(Json.parse(line).get("episodeId").asText());
+        assertTrue(ids.contains("g0-t0#1"), "answered after the re-send");
+        assertEquals(ids.size(), new HashSet<>(ids).size(), "each episode written once");
+    }
+}
