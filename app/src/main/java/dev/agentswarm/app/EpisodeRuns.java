@@ -65,6 +65,15 @@ public final class EpisodeRuns {
         return jobs.stream().map(j -> byId.get(j.episodeId())).toList();
     }
 
+    /** The node's tools, then each suite tool whose name they do not already offer. */
+    public static ToolRegistry nodeTools(Config config, dev.agentswarm.environments.Suites suites) {
+        ToolRegistry node = nodeTools(config);
+        List<Tool> all = new ArrayList<>();
+        for (String name : node.names()) all.add(node.find(name).orElseThrow());
+        for (Tool t : suites.tools()) if (node.find(t.name()).isEmpty()) all.add(t);
+        return ToolRegistry.of(all);
+    }
+
     /**
      * A progress bar on stderr with rate and ETA: redrawn in place on a terminal, one line every
      * five seconds when stderr goes to a file or a pipe (CI logs stay readable).

@@ -7,6 +7,7 @@ import dev.agentswarm.app.cli.ReplayCommand;
 import dev.agentswarm.app.cli.RunCommand;
 import dev.agentswarm.app.cli.SandboxCommand;
 import dev.agentswarm.app.cli.SftCommand;
+import dev.agentswarm.app.cli.TrainCommand;
 import dev.agentswarm.app.cli.VersionCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -15,7 +16,7 @@ import picocli.CommandLine.Command;
 @Command(name = "swarm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "Actor runtime for swarms of tool-using LLM agents that learn.",
         subcommands = {DemoCommand.class, RunCommand.class, EvalCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
-                SandboxCommand.class,
+                SandboxCommand.class, TrainCommand.class,
                 VersionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

@@ -19,6 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.pubsub.Topic;
+import dev.agentswarm.core.protocol.PolicyWeights;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
@@ -81,13 +84,17 @@ public final class EmbeddedPolicy implements Policy {
 
     /**
      * Loads the embedded model from {@code agentswarm.policy.embedded}, spawns the node's policy server
-     * on its dispatcher and returns the policy that talks to it. The model is freed when the actor
+     * on its dispatcher, subscribed to the {@link PolicyWeights#TOPIC} topic, and returns the policy
+     * that talks to it. The model is freed when the actor
      * system terminates.
      */
     public static EmbeddedPolicy spawn(ActorSystem<?> system, Config config) {
         EmbeddedModel model = EmbeddedModel.fromConfig(config);
         GeneratorSettings settings = GeneratorSettings.fromConfig(config);
-        ActorRef<PolicyServer.Command> server = system.systemActorOf(PolicyServer.create(() -> model.newGenerator(settings)),
+        // The server follows the weights the learner publishes, wherever it runs (the topic spans the cluster).
+        ActorRef<Topic.Command<PolicyWeights>> weights = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
+                "policy-weights-subscriber", Props.empty());
+        ActorRef<PolicyServer.Command> server = system.systemActorOf(PolicyServer.create(() -> model.newGenerator(settings), weights),
                 "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
         system.getWhenTerminated().thenRun(model::close);
         Duration timeout = config.getDuration(EmbeddedModel.CONFIG_PATH + ".request-timeout");

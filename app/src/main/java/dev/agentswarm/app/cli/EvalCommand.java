@@ -9,7 +9,6 @@ import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
-import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.environments.Noise;
 import dev.agentswarm.environments.OraclePolicy;
@@ -107,7 +106,7 @@ public final class EvalCommand implements Callable<Integer> {
             }
         }
         Suites suites = new Suites(List.of(s));
-        ToolRegistry tools = nodeTools(suites, cfg);
+        ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites);
         boolean embedded = policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
         Noise oracleNoise = noise ? Noise.fromConfig(cfg.getConfig(SuiteCatalog.CONFIG_PATH + ".noise")) : Noise.NONE;
@@ -173,14 +172,5 @@ public final class EvalCommand implements Callable<Integer> {
             }
         }
         return n;
-    }
-
-    /** The command line's own tools, then each suite tool whose name they do not already offer. */
-    private static ToolRegistry nodeTools(Suites suites, Config cfg) {
-        ToolRegistry builtIn = EpisodeRuns.nodeTools(cfg);
-        List<Tool> all = new ArrayList<>();
-        for (String name : builtIn.names()) all.add(builtIn.find(name).orElseThrow());
-        for (Tool t : suites.tools()) if (builtIn.find(t.name()).isEmpty()) all.add(t);
-        return ToolRegistry.of(all);
     }
 }

@@ -1,0 +1,112 @@
+package dev.agentswarm.app;
+
+import com.typesafe.config.Config;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.json.MetricsLog;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.LearnerProtocol;
+import dev.agentswarm.core.protocol.PolicyWeights;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.environments.Split;
+import dev.agentswarm.environments.Suite;
+import dev.agentswarm.environments.SuiteCatalog;
+import dev.agentswarm.environments.Suites;
+import dev.agentswarm.learner.Learner;
+import dev.agentswarm.learner.optim.AdamW;
+import dev.agentswarm.learner.rl.GrpoSettings;
+import dev.agentswarm.learner.rl.GrpoTrainer;
+import dev.agentswarm.orchestrator.RolloutCoordinator;
+import dev.agentswarm.policy.embedded.EmbeddedModel;
+import dev.agentswarm.workers.EmbeddedPolicy;
+import dev.agentswarm.workers.EpisodeServices;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import me.tongfei.progressbar.ProgressBar;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.pubsub.Topic;
+
+/**
+ * One GRPO training run on a one-node cluster: the embedded policy serves the episodes of a suite's
+ * train split, the rollout coordinator hands complete groups to the learner, and the learner's
+ * weights reach the policy server over the {@link PolicyWeights#TOPIC} topic while sampling goes on.
+ * The run folder gets {@code trajectories.jsonl} and {@code metrics.jsonl}.
+ */
+public final class Training {
+
+    /** How the run ended and where its files are. */
+    public record Outcome(RolloutCoordinator.Summary summary, Path runDir) {}
+
+    private Training() {}
+
+    public static Outcome run(Config cfg) throws Exception {
+        Config t = cfg.getConfig("agentswarm.train");
+        String suiteName = t.getString("suite");
+        Suite suite = SuiteCatalog.one(cfg, suiteName);
+        List<Task> tasks = suite.tasks(Split.TRAIN, t.getInt("tasks"));
+        if (tasks.isEmpty()) throw new IllegalArgumentException("suite " + suiteName + " has no train tasks");
+        EpisodeSpec spec = suite.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
+        GrpoSettings grpo = GrpoSettings.fromConfig(cfg, spec.sampling().maxTokens());
+        Config adam = cfg.getConfig(GrpoSettings.PATH + ".adam");
+        AdamW.Settings adamSettings = new AdamW.Settings(adam.getDouble("beta1"), adam.getDouble("beta2"), adam.getDouble("eps"),
+                adam.getDouble("weight-decay"));
+        RolloutCoordinator.Settings settings = new RolloutCoordinator.Settings(grpo.numGenerations(), t.getInt("max-inflight"),
+                t.getInt("groups-per-step"), t.getInt("max-staleness"), t.getInt("steps"), t.getBoolean("sync"),
+                t.getDuration("episode-timeout"));
+        Path runDir = runDir(t.getString("run-dir"), suiteName);
+        Files.createDirectories(runDir);
+        Suites suites = new Suites(List.of(suite));
+        ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites);
+        CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
+        try (MetricsLog trajectories = MetricsLog.open(runDir.resolve("trajectories.jsonl"), Long.MAX_VALUE);
+             MetricsLog metrics = MetricsLog.open(runDir.resolve("metrics.jsonl"), 0);
+             SwarmNode node = SwarmNode.start(cfg, system -> new EpisodeServices(EmbeddedPolicy.spawn(system, cfg), tools, suites), null);
+             ProgressBar bar = EpisodeRuns.progressBar("training steps", settings.steps())) {
+            ActorSystem<Void> system = node.system();
+            ActorRef<Topic.Command<PolicyWeights>> weights = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
+                    "policy-weights-publisher", Props.empty());
+            ActorRef<LearnerProtocol.Command> learner = system.systemActorOf(Learner.create(() -> {
+                EmbeddedModel model = EmbeddedModel.fromConfig(cfg); // the learner's own copy, the same start as the server's
+                system.getWhenTerminated().thenRun(model::close);
+                return new GrpoTrainer(model.model(), model.manager(), adamSettings, grpo, model.template(), model.version());
+            }, weights), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+            system.systemActorOf(RolloutCoordinator.create(settings, tasks, 0, spec,
+                    new RolloutCoordinator.Wiring(node.workerRegion(), node.workerEntities(), learner), 0, 0, trajectories, metrics, done),
+                    "rollout-coordinator", Props.empty());
+            while (!done.isDone()) {
+                try {
+                    done.get(1, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException stillRunning) {
+                    bar.stepTo(stepsWritten(runDir.resolve("metrics.jsonl")));
+                }
+            }
+            bar.stepTo(done.get().steps());
+        }
+        return new Outcome(done.get(), runDir);
+    }
+
+    private static long stepsWritten(Path metrics) {
+        try {
+            long n = 0;
+            for (String line : Files.readAllLines(metrics)) if (!line.isBlank() && Json.parse(line).has("step")) n++;
+            return n;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private static Path runDir(String configured, String suite) {
+        return configured.isBlank()
+                ? Path.of("runs", "train-" + suite + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")))
+                : Path.of(configured);
+    }
+}

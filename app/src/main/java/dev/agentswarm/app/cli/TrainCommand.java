@@ -1,0 +1,89 @@
+package dev.agentswarm.app.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueFactory;
+import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.app.Training;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.orchestrator.RolloutCoordinator;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "train", mixinStandardHelpOptions = true,
+        description = {"GRPO on the embedded model: episodes of a suite's train split run on the node's workers while the learner"
+                + " trains on complete groups and publishes each update's weights to the policy server (asynchronous unless --sync).",
+                "Settings: agentswarm.train, agentswarm.learner.grpo, agentswarm.policy.embedded. Writes trajectories.jsonl and"
+                + " metrics.jsonl to the run folder."})
+public final class TrainCommand implements Callable<Integer> {
+
+    @Option(names = "--config", paramLabel = "FILE", description = "HOCON file overriding the defaults.")
+    Path config;
+
+    @Option(names = "--suite", description = "The suite to train on (default: agentswarm.train.suite, arithmetic).")
+    String suite;
+
+    @Option(names = "--steps", description = "Learner updates (default: agentswarm.train.steps).")
+    Integer steps;
+
+    @Option(names = "--sync", description = "Sample, then train, in turn: the synchronous baseline.")
+    boolean sync;
+
+    @Option(names = "--weights", paramLabel = "FILE", description = "Safetensors to start from (an SFT checkpoint's model.safetensors).")
+    Path weights;
+
+    @Option(names = "--tokenizer", paramLabel = "FILE", description = "The tokenizer those weights were trained with.")
+    Path tokenizer;
+
+    @Option(names = "--run-dir", paramLabel = "DIR", description = "Where the run's files go (default: runs/train-<suite>-<time>).")
+    Path runDir;
+
+    @Mixin
+    JsonOption json;
+
+    @Override
+    public Integer call() throws Exception {
+        Config cfg = SwarmNode.loadConfig(config);
+        if (suite != null) cfg = cfg.withValue("agentswarm.train.suite", ConfigValueFactory.fromAnyRef(suite));
+        if (steps != null) cfg = cfg.withValue("agentswarm.train.steps", ConfigValueFactory.fromAnyRef(steps));
+        if (sync) cfg = cfg.withValue("agentswarm.train.sync", ConfigValueFactory.fromAnyRef(true));
+        if (runDir != null) cfg = cfg.withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(runDir.toString()));
+        if (weights != null) cfg = cfg.withValue("agentswarm.policy.embedded.weights", ConfigValueFactory.fromAnyRef(weights.toString()));
+        if (tokenizer != null) cfg = cfg.withValue("agentswarm.policy.embedded.tokenizer", ConfigValueFactory.fromAnyRef(tokenizer.toString()));
+        Training.Outcome o = Training.run(cfg);
+        RolloutCoordinator.Summary s = o.summary();
+        Report r = new Report();
+        r.line(String.format("%d learner steps, policy version %d, from %d episodes in %.1f s (%.2f episodes/s); %d stale groups dropped, %d episodes re-sent",
+                s.steps(), s.version(), s.episodes(), s.wallSeconds(), s.episodes() / Math.max(1e-9, s.wallSeconds()), s.staleDropped(),
+                s.resent()));
+        List<String> lines = Files.readAllLines(o.runDir().resolve("metrics.jsonl"));
+        JsonNode first = null;
+        JsonNode last = null;
+        for (String line : lines) {
+            JsonNode n = Json.parse(line);
+            if (!n.has("step")) continue;
+            if (first == null) first = n;
+            last = n;
+        }
+        if (first != null) {
+            r.line(String.format("reward %.3f (step 1) → %.3f (step %d); last loss %.4f, grad norm %.3f, learner %.0f tokens/s",
+                    first.path("reward_mean").asDouble(), last.path("reward_mean").asDouble(), last.path("step").asLong(),
+                    last.path("loss").asDouble(), last.path("grad_norm").asDouble(), last.path("tokens_per_s").asDouble()));
+        }
+        r.line("written to " + o.runDir() + " (trajectories.jsonl, metrics.jsonl)");
+        if (s.error() != null) r.line("stopped early: " + s.error());
+        r.put("steps", s.steps()).put("version", s.version()).put("episodes", s.episodes()).put("stale_dropped", s.staleDropped())
+                .put("resent", s.resent()).put("wall_s", Report.round(s.wallSeconds(), 2))
+                .put("episodes_per_s", Report.round(s.episodes() / Math.max(1e-9, s.wallSeconds()), 2))
+                .put("reward_first", first == null ? null : first.path("reward_mean").asDouble())
+                .put("reward_last", last == null ? null : last.path("reward_mean").asDouble())
+                .put("run_dir", o.runDir().toString()).put("error", s.error());
+        r.print(json.json);
+        return s.error() == null ? 0 : 1;
+    }
+}
