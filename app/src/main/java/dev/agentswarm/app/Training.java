@@ -1,6 +1,8 @@
 package dev.agentswarm.app;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
@@ -14,6 +16,7 @@ import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.environments.Suites;
 import dev.agentswarm.learner.Learner;
 import dev.agentswarm.learner.optim.AdamW;
+import dev.agentswarm.learner.sft.Checkpoints;
 import dev.agentswarm.learner.rl.GrpoSettings;
 import dev.agentswarm.learner.rl.GrpoTrainer;
 import dev.agentswarm.orchestrator.RolloutCoordinator;
@@ -23,6 +26,7 @@ import dev.agentswarm.workers.EpisodeServices;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
@@ -33,6 +37,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
@@ -49,7 +54,34 @@ public final class Training {
     private Training() {}
 
     public static Outcome run(Config cfg) throws Exception {
+        return run(cfg, null);
+    }
+
+    /**
+     * @param resume a run folder to continue from its latest checkpoint (its step, version, task
+     *     cursor, weights and optimizer moments), or null for a new run; the configuration must be
+     *     the run's own, and {@code steps} is the total to reach
+     */
+    public static Outcome run(Config cfg, Path resume) throws Exception {
+        Path checkpoint = null;
+        long startStep = 0;
+        long startVersion = 0;
+        long cursor = 0;
+        if (resume != null) {
+            checkpoint = Checkpoints.latest(resume).orElseThrow(() -> new IllegalArgumentException(
+                    "no checkpoint in " + resume + " to resume from (checkpoints/latest is missing)"));
+            JsonNode state = Checkpoints.readJson(checkpoint);
+            startStep = state.path("step").asLong();
+            startVersion = state.path("version").asLong();
+            cursor = state.path("data_cursor").asLong();
+            cfg = cfg.withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(resume.toString()))
+                    .withValue("agentswarm.policy.embedded.weights",
+                            ConfigValueFactory.fromAnyRef(checkpoint.resolve(Checkpoints.MODEL).toString()));
+        }
         Config t = cfg.getConfig("agentswarm.train");
+        if (startStep >= t.getInt("steps")) {
+            throw new IllegalArgumentException("the run is at step " + startStep + " already; raise agentswarm.train.steps (--steps) to go on");
+        }
         String suiteName = t.getString("suite");
         Suite suite = SuiteCatalog.one(cfg, suiteName);
         List<Task> tasks = suite.tasks(Split.TRAIN, t.getInt("tasks"));
@@ -67,21 +99,35 @@ public final class Training {
         Suites suites = new Suites(List.of(suite));
         ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites);
         CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
+        Config runConfig = cfg;
+        Path restoreFrom = checkpoint;
+        // Accepted trajectories are never dropped; metrics of steps after the checkpoint are redone, so they go.
         try (MetricsLog trajectories = MetricsLog.open(runDir.resolve("trajectories.jsonl"), Long.MAX_VALUE);
-             MetricsLog metrics = MetricsLog.open(runDir.resolve("metrics.jsonl"), 0);
-             SwarmNode node = SwarmNode.start(cfg, system -> new EpisodeServices(EmbeddedPolicy.spawn(system, cfg), tools, suites), null);
+             MetricsLog metrics = MetricsLog.open(runDir.resolve("metrics.jsonl"), startStep);
+             SwarmNode node = SwarmNode.start(runConfig, system -> new EpisodeServices(EmbeddedPolicy.spawn(system, runConfig), tools, suites),
+                     null);
              ProgressBar bar = EpisodeRuns.progressBar("training steps", settings.steps())) {
+            bar.stepTo(startStep);
             ActorSystem<Void> system = node.system();
             ActorRef<Topic.Command<PolicyWeights>> weights = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
                     "policy-weights-publisher", Props.empty());
             ActorRef<LearnerProtocol.Command> learner = system.systemActorOf(Learner.create(() -> {
-                EmbeddedModel model = EmbeddedModel.fromConfig(cfg); // the learner's own copy, the same start as the server's
+                EmbeddedModel model = EmbeddedModel.fromConfig(runConfig); // the learner's own copy, the same start as the server's
                 system.getWhenTerminated().thenRun(model::close);
-                return new GrpoTrainer(model.model(), model.manager(), adamSettings, grpo, model.template(), model.version());
-            }, weights), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
-            system.systemActorOf(RolloutCoordinator.create(settings, tasks, 0, spec,
-                    new RolloutCoordinator.Wiring(node.workerRegion(), node.workerEntities(), learner), 0, 0, trajectories, metrics, done),
-                    "rollout-coordinator", Props.empty());
+                GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), adamSettings, grpo, model.template(), model.version());
+                if (restoreFrom != null) {
+                    try {
+                        trainer.restore(restoreFrom);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException("cannot resume from " + restoreFrom + ": " + e.getMessage(), e);
+                    }
+                }
+                return trainer;
+            }, weights, new Learner.Checkpointing(runDir, t.getInt("checkpoint-every"))), "learner",
+                    DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+            system.systemActorOf(RolloutCoordinator.create(settings, tasks, cursor, spec,
+                    new RolloutCoordinator.Wiring(node.workerRegion(), node.workerEntities(), learner), startVersion, startStep, trajectories,
+                    metrics, done), "rollout-coordinator", Props.empty());
             while (!done.isDone()) {
                 try {
                     done.get(1, TimeUnit.SECONDS);
@@ -90,6 +136,11 @@ public final class Training {
                 }
             }
             bar.stepTo(done.get().steps());
+            // The last update is always saved, whatever checkpoint-every says.
+            LearnerProtocol.Checkpointed saved = AskPattern.<LearnerProtocol.Command, LearnerProtocol.Checkpointed>ask(learner,
+                    replyTo -> new LearnerProtocol.Checkpoint(done.get().cursor(), replyTo), Duration.ofMinutes(5), system.scheduler())
+                    .toCompletableFuture().get();
+            if (saved.error() != null) throw new IllegalStateException(saved.error());
         }
         return new Outcome(done.get(), runDir);
     }

@@ -10,6 +10,8 @@ import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.json.Json;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.agentswarm.learner.sft.Checkpoints;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
@@ -21,15 +23,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TrainingTest {
 
-    @Test
-    void updatesReachThePolicyServerAndEveryAnswerIsOnDisk(@TempDir Path dir) throws Exception {
-        Config cfg = ConfigFactory.parseString("""
+    private static Config tiny(Path runDir, int steps) {
+        return ConfigFactory.parseString("""
                 agentswarm.policy.embedded.model { preset = tiny, context = 1536 }
                 agentswarm.episode { max-turns = 1, sampling.max-tokens = 12 }
                 agentswarm.learner.grpo { num-generations = 2, learning-rate = 1e-3, dynamic-sampling = false }
-                agentswarm.train { steps = 3, groups-per-step = 1, max-inflight = 4, run-dir = "%s" }
-                """.formatted(dir.resolve("run"))).withFallback(SwarmNode.loadConfig(null));
-        Training.Outcome o = Training.run(cfg);
+                agentswarm.train { steps = %d, groups-per-step = 1, max-inflight = 4, checkpoint-every = 1, run-dir = "%s" }
+                """.formatted(steps, runDir)).withFallback(SwarmNode.loadConfig(null));
+    }
+
+    @Test
+    void updatesReachThePolicyServerAndEveryAnswerIsOnDisk(@TempDir Path dir) throws Exception {
+        Training.Outcome o = Training.run(tiny(dir.resolve("run"), 3));
         assertNull(o.summary().error());
         assertEquals(3, o.summary().steps());
         assertEquals(3, o.summary().version(), "every update published a version");
@@ -45,5 +50,25 @@ class TrainingTest {
             for (JsonNode turn : Json.parse(line).get("turns")) if (turn.has("policyVersion")) versions.add(turn.get("policyVersion").asLong());
         }
         assertTrue(versions.last() >= 1, "completions sampled after an update carry its version: " + versions);
+    }
+
+    @Test
+    void aRunThatDiedAfterItsLastCheckpointResumesFromItWithoutLosingOrRepeatingAnything(@TempDir Path dir) throws Exception {
+        Path run = dir.resolve("run");
+        Training.run(tiny(run, 2));
+        assertEquals("step-2", Checkpoints.latest(run).orElseThrow().getFileName().toString(), "the last update is always saved");
+        // The process died after step 2 was trained and logged but before its checkpoint was complete.
+        Files.writeString(run.resolve("checkpoints").resolve("latest"), "step-1\n");
+        long before = Files.readAllLines(run.resolve("trajectories.jsonl")).size();
+        Training.Outcome resumed = Training.run(tiny(run, 3), run);
+        assertEquals(3, resumed.summary().steps());
+        assertEquals(3, resumed.summary().version(), "version 1 from the checkpoint, then 2 and 3 again");
+        List<Long> steps = new ArrayList<>();
+        for (String line : Files.readAllLines(run.resolve("metrics.jsonl"))) steps.add(Json.parse(line).get("step").asLong());
+        assertEquals(List.of(1L, 2L, 3L), steps, "step 2 redone once, not logged twice");
+        assertTrue(Files.readAllLines(run.resolve("trajectories.jsonl")).size() > before, "accepted trajectories kept, new ones added");
+        IllegalArgumentException done = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Training.run(tiny(run, 3), run));
+        assertTrue(done.getMessage().contains("at step 3 already"), done.getMessage());
     }
 }

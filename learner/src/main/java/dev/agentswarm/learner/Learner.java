@@ -2,9 +2,12 @@ package dev.agentswarm.learner;
 
 import dev.agentswarm.core.protocol.LearnerProtocol;
 import dev.agentswarm.core.protocol.LearnerProtocol.BatchTrained;
+import dev.agentswarm.core.protocol.LearnerProtocol.Checkpoint;
+import dev.agentswarm.core.protocol.LearnerProtocol.Checkpointed;
 import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
 import dev.agentswarm.core.protocol.PolicyWeights;
 import dev.agentswarm.learner.rl.GrpoTrainer;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -25,24 +28,32 @@ import org.apache.pekko.actor.typed.pubsub.Topic;
  */
 public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
 
+    /** Where checkpoints go and how often (in updates); a null run folder or 0 writes none but the requested ones. */
+    public record Checkpointing(Path runDir, int every) {}
+
     private final GrpoTrainer trainer;
     private final ActorRef<Topic.Command<PolicyWeights>> weights;
+    private final Checkpointing checkpointing;
 
     /** @param trainer made on the learner's own thread, at start */
-    public static Behavior<LearnerProtocol.Command> create(Supplier<GrpoTrainer> trainer, ActorRef<Topic.Command<PolicyWeights>> weights) {
-        return Behaviors.setup(ctx -> new Learner(ctx, trainer.get(), weights));
+    public static Behavior<LearnerProtocol.Command> create(Supplier<GrpoTrainer> trainer, ActorRef<Topic.Command<PolicyWeights>> weights,
+                                                           Checkpointing checkpointing) {
+        return Behaviors.setup(ctx -> new Learner(ctx, trainer.get(), weights, checkpointing));
     }
 
-    private Learner(ActorContext<LearnerProtocol.Command> context, GrpoTrainer trainer, ActorRef<Topic.Command<PolicyWeights>> weights) {
+    private Learner(ActorContext<LearnerProtocol.Command> context, GrpoTrainer trainer, ActorRef<Topic.Command<PolicyWeights>> weights,
+                    Checkpointing checkpointing) {
         super(context);
         this.trainer = trainer;
         this.weights = weights;
+        this.checkpointing = checkpointing;
     }
 
     @Override
     public Receive<LearnerProtocol.Command> createReceive() {
         return newReceiveBuilder()
                 .onMessage(TrainBatch.class, this::onTrain)
+                .onMessage(Checkpoint.class, this::onCheckpoint)
                 .onSignal(PostStop.class, s -> {
                     trainer.close();
                     return this;
@@ -59,8 +70,27 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
             t.replyTo().tell(new BatchTrained(t.batchId(), trainer.steps(), trainer.version(), false, Map.of(), e.getMessage()));
             return this;
         }
-        if (r.weights() != null) weights.tell(Topic.publish(new PolicyWeights(r.version(), r.weights())));
+        if (r.weights() != null) {
+            weights.tell(Topic.publish(new PolicyWeights(r.version(), r.weights())));
+            // A failed periodic checkpoint is logged, not fatal: the update stands and the next checkpoint tries again.
+            if (checkpointing.runDir() != null && checkpointing.every() > 0 && r.step() % checkpointing.every() == 0) write(t.dataCursor());
+        }
         t.replyTo().tell(new BatchTrained(t.batchId(), r.step(), r.version(), r.weights() != null, r.metrics(), null));
         return this;
+    }
+
+    private Behavior<LearnerProtocol.Command> onCheckpoint(Checkpoint c) {
+        c.replyTo().tell(checkpointing.runDir() == null ? new Checkpointed(trainer.steps(), null, null) : write(c.dataCursor()));
+        return this;
+    }
+
+    private Checkpointed write(long dataCursor) {
+        try {
+            Path p = trainer.checkpoint(checkpointing.runDir(), dataCursor);
+            return new Checkpointed(trainer.steps(), p.toString(), null);
+        } catch (java.io.IOException | RuntimeException e) {
+            getContext().getLog().error("checkpoint of step {} failed", trainer.steps(), e);
+            return new Checkpointed(trainer.steps(), null, "checkpoint of step " + trainer.steps() + " failed: " + e.getMessage());
+        }
     }
 }

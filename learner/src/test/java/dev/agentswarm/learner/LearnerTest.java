@@ -11,6 +11,11 @@ import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.FinishReason;
 import dev.agentswarm.core.protocol.LearnerProtocol;
 import dev.agentswarm.core.protocol.LearnerProtocol.BatchTrained;
+import dev.agentswarm.core.protocol.LearnerProtocol.Checkpoint;
+import dev.agentswarm.core.protocol.LearnerProtocol.Checkpointed;
+import dev.agentswarm.learner.sft.Checkpoints;
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
 import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.PolicyWeights;
@@ -77,7 +82,7 @@ class LearnerTest {
     }
 
     @Test
-    void eachUpdatePublishesTheNextVersionAndReportsItsMetrics() throws Exception {
+    void eachUpdatePublishesTheNextVersionAndReportsItsMetrics(@TempDir Path runDir) throws Exception {
         ActorRef<Topic.Command<PolicyWeights>> topic = kit.spawn(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC), "weights-1");
         TestProbe<PolicyWeights> server = kit.createTestProbe(PolicyWeights.class);
         topic.tell(Topic.subscribe(server.getRef()));
@@ -93,10 +98,10 @@ class LearnerTest {
             NDManager root = NDManager.newBaseManager();
             CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
             return new GrpoTrainer(model, root, new AdamW.Settings(0.9, 0.99, 1e-8, 0), settings, TEMPLATE, 0);
-        }, topic), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+        }, topic, new Learner.Checkpointing(runDir, 2)), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
 
         TestProbe<BatchTrained> replies = kit.createTestProbe(BatchTrained.class);
-        learner.tell(new TrainBatch(0, groups(false, true), replies.getRef()));
+        learner.tell(new TrainBatch(0, groups(false, true), 0, replies.getRef()));
         BatchTrained first = replies.receiveMessage(Duration.ofSeconds(30));
         assertNull(first.error());
         assertEquals(1, first.version());
@@ -108,20 +113,60 @@ class LearnerTest {
         assertEquals(1, w.version());
         assertEquals(1, ModelWeights.versionOf(SafetensorsFile.decode(w.safetensors())), "the version travels in the file too");
 
-        learner.tell(new TrainBatch(0, groups(false, false), replies.getRef()));
+        learner.tell(new TrainBatch(0, groups(false, false), 0, replies.getRef()));
         BatchTrained refused = replies.receiveMessage(Duration.ofSeconds(30));
         assertTrue(refused.error().contains("log-probs for 6 tokens"), refused.error());
         assertEquals(1, refused.version(), "a refused batch changes nothing");
 
-        learner.tell(new TrainBatch(0, groups(true, true), replies.getRef()));
+        learner.tell(new TrainBatch(0, groups(true, true), 0, replies.getRef()));
         BatchTrained nothing = replies.receiveMessage(Duration.ofSeconds(30));
         assertFalse(nothing.published(), "every group scored the same: dynamic sampling drops them all");
         assertEquals(2, nothing.metrics().get("groups_dropped"), 1e-9);
         assertEquals(1, nothing.version());
         server.expectNoMessage(Duration.ofMillis(300));
 
-        learner.tell(new TrainBatch(0, groups(false, true), replies.getRef()));
+        learner.tell(new TrainBatch(0, groups(false, true), 0, replies.getRef()));
         assertEquals(2, replies.receiveMessage(Duration.ofSeconds(30)).version());
         assertEquals(2, server.receiveMessage(Duration.ofSeconds(10)).version());
+
+        // Every second update is checkpointed, with the sender's data cursor; a checkpoint can also be asked for.
+        Path second = Checkpoints.latest(runDir).orElseThrow();
+        assertEquals("step-2", second.getFileName().toString());
+        assertEquals(2, Checkpoints.readJson(second).get("version").asLong());
+        TestProbe<Checkpointed> saved = kit.createTestProbe(Checkpointed.class);
+        learner.tell(new Checkpoint(17, saved.getRef()));
+        Checkpointed c = saved.receiveMessage(Duration.ofSeconds(30));
+        assertNull(c.error());
+        assertEquals(17, Checkpoints.readJson(Path.of(c.path())).get("data_cursor").asLong());
+    }
+
+    @Test
+    void aTrainerRestoredFromItsCheckpointGoesOnWithTheSameStepVersionAndMoments(@TempDir Path runDir) throws Exception {
+        GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")
+                .withFallback(ConfigFactory.load()), 16);
+        AdamW.Settings adam = new AdamW.Settings(0.9, 0.99, 1e-8, 0);
+        Path checkpoint;
+        byte[] afterThird;
+        try (NDManager root = NDManager.newBaseManager()) {
+            CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
+            try (GrpoTrainer t = new GrpoTrainer(model, root, adam, settings, TEMPLATE, 0)) {
+                t.train(groups(false, true));
+                t.train(groups(false, true));
+                checkpoint = t.checkpoint(runDir, 5);
+                afterThird = t.train(groups(false, true)).weights();
+            }
+        }
+        try (NDManager root = NDManager.newBaseManager()) {
+            CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 99);
+            ModelWeights.load(model, checkpoint.resolve(Checkpoints.MODEL));
+            try (GrpoTrainer t = new GrpoTrainer(model, root, adam, settings, TEMPLATE, 0)) {
+                t.restore(checkpoint);
+                assertEquals(2, t.steps());
+                assertEquals(2, t.version());
+                GrpoTrainer.Result third = t.train(groups(false, true));
+                assertEquals(3, third.version());
+                assertTrue(java.util.Arrays.equals(afterThird, third.weights()), "the resumed third update is the uninterrupted one");
+            }
+        }
     }
 }

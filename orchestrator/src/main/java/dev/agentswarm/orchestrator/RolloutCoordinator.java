@@ -172,7 +172,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         if (b == null) return;
         staleDropped += b.staleDropped();
         training = true;
-        wiring.learner().tell(new TrainBatch(++batches, b.groups(), trained));
+        wiring.learner().tell(new TrainBatch(++batches, b.groups(), ledger.cursor(), trained));
     }
 
     /** Sends what the in-flight bound allows; in sync mode only a fresh round once the last update is done. */

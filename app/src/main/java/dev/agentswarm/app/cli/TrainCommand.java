@@ -43,6 +43,10 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--run-dir", paramLabel = "DIR", description = "Where the run's files go (default: runs/train-<suite>-<time>).")
     Path runDir;
 
+    @Option(names = "--resume", paramLabel = "RUN_DIR",
+            description = "Continue a run from its latest checkpoint (with the run's own --config; --steps is the total to reach).")
+    Path resume;
+
     @Mixin
     JsonOption json;
 
@@ -55,7 +59,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (runDir != null) cfg = cfg.withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(runDir.toString()));
         if (weights != null) cfg = cfg.withValue("agentswarm.policy.embedded.weights", ConfigValueFactory.fromAnyRef(weights.toString()));
         if (tokenizer != null) cfg = cfg.withValue("agentswarm.policy.embedded.tokenizer", ConfigValueFactory.fromAnyRef(tokenizer.toString()));
-        Training.Outcome o = Training.run(cfg);
+        Training.Outcome o = Training.run(cfg, resume);
         RolloutCoordinator.Summary s = o.summary();
         Report r = new Report();
         r.line(String.format("%d learner steps, policy version %d, from %d episodes in %.1f s (%.2f episodes/s); %d stale groups dropped, %d episodes re-sent",
@@ -75,7 +79,7 @@ public final class TrainCommand implements Callable<Integer> {
                     first.path("reward_mean").asDouble(), last.path("reward_mean").asDouble(), last.path("step").asLong(),
                     last.path("loss").asDouble(), last.path("grad_norm").asDouble(), last.path("tokens_per_s").asDouble()));
         }
-        r.line("written to " + o.runDir() + " (trajectories.jsonl, metrics.jsonl)");
+        r.line("written to " + o.runDir() + " (trajectories.jsonl, metrics.jsonl, checkpoints/; go on with --resume " + o.runDir() + ")");
         if (s.error() != null) r.line("stopped early: " + s.error());
         r.put("steps", s.steps()).put("version", s.version()).put("episodes", s.episodes()).put("stale_dropped", s.staleDropped())
                 .put("resent", s.resent()).put("wall_s", Report.round(s.wallSeconds(), 2))

@@ -15,8 +15,17 @@ public final class LearnerProtocol {
 
     public interface Command extends CborSerializable {}
 
-    /** One update from these finished groups (the G trajectories of one task each). */
-    public record TrainBatch(long batchId, List<List<Trajectory>> groups, ActorRef<BatchTrained> replyTo) implements Command {}
+    /**
+     * One update from these finished groups (the G trajectories of one task each); {@code dataCursor}
+     * is where the sender's task order stands, kept in the checkpoints so a resumed run goes on from there.
+     */
+    public record TrainBatch(long batchId, List<List<Trajectory>> groups, long dataCursor, ActorRef<BatchTrained> replyTo)
+            implements Command {}
+
+    /** Write a checkpoint now (the run is ending); {@code path} in the reply is null when there was nothing to write. */
+    public record Checkpoint(long dataCursor, ActorRef<Checkpointed> replyTo) implements Command {}
+
+    public record Checkpointed(long step, String path, String error) implements CborSerializable {}
 
     /**
      * What an update did: {@code version} is the policy version after it ({@code published} false

@@ -1,7 +1,13 @@
 package dev.agentswarm.learner.rl;
 
 import ai.djl.ndarray.NDManager;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.learner.sft.Checkpoints;
+import java.io.IOException;
+import java.nio.file.Path;
 import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.learner.optim.AdamW;
 import dev.agentswarm.policy.chat.ChatTemplate;
@@ -42,6 +48,29 @@ public final class GrpoTrainer implements AutoCloseable {
 
     public long version() {
         return version;
+    }
+
+    /**
+     * Writes {@code checkpoints/step-<n>/} under {@code runDir}: the weights (stamped with the
+     * version), AdamW's moments and state.json with the step, the version and {@code dataCursor}.
+     */
+    public Path checkpoint(Path runDir, long dataCursor) throws IOException {
+        ObjectNode state = Json.object().put("step", steps).put("version", version).put("data_cursor", dataCursor);
+        return Checkpoints.save(runDir, steps, version, model, optimizer, state);
+    }
+
+    /**
+     * Continues from a checkpoint written by {@link #checkpoint}: its optimizer moments, step and
+     * version. The model must already hold the checkpoint's weights (it was loaded from them).
+     */
+    public void restore(Path checkpoint) throws IOException {
+        JsonNode state = Checkpoints.readJson(checkpoint);
+        if (!state.path("step").canConvertToLong() || !state.path("version").canConvertToLong()) {
+            throw new IllegalArgumentException(checkpoint.resolve(Checkpoints.STATE) + " needs step and version");
+        }
+        optimizer.load(checkpoint.resolve(Checkpoints.OPTIMIZER));
+        steps = state.get("step").asLong();
+        version = state.get("version").asLong();
     }
 
     public long steps() {

@@ -37,17 +37,26 @@ public final class Checkpoints {
 
     public static Path save(Path runDir, CausalLm model, AdamW optimizer, TrainerState state, JsonNode config)
             throws IOException {
+        ObjectNode json = state.toJson();
+        json.set("config", config);
+        return save(runDir, state.step(), state.step(), model, optimizer, json);
+    }
+
+    /**
+     * Writes {@code checkpoints/step-<step>/}: the weights stamped with {@code version}, the optimizer's
+     * moments and {@code state} as state.json; then points {@code latest} at it.
+     */
+    public static Path save(Path runDir, long step, long version, CausalLm model, AdamW optimizer, ObjectNode state)
+            throws IOException {
         Path folder = folder(runDir);
         Files.createDirectories(folder);
-        String name = "step-" + state.step();
+        String name = "step-" + step;
         Path target = folder.resolve(name);
         Path partial = Files.createTempDirectory(folder, "." + name + ".partial-");
         try {
-            ModelWeights.save(model, state.step(), partial.resolve(MODEL));
+            ModelWeights.save(model, version, partial.resolve(MODEL));
             optimizer.save(partial.resolve(OPTIMIZER));
-            ObjectNode json = state.toJson();
-            json.set("config", config);
-            Files.writeString(partial.resolve(STATE), json.toPrettyString(), StandardCharsets.UTF_8);
+            Files.writeString(partial.resolve(STATE), state.toPrettyString(), StandardCharsets.UTF_8);
             if (Files.exists(target)) deleteTree(target); // a re-run of the same step replaces it
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
         } finally {
@@ -57,6 +66,11 @@ public final class Checkpoints {
         Files.writeString(pointer, name + "\n", StandardCharsets.UTF_8);
         Files.move(pointer, folder.resolve(LATEST), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         return target;
+    }
+
+    /** A checkpoint's state.json. */
+    public static JsonNode readJson(Path checkpoint) throws IOException {
+        return Json.parse(Files.readString(checkpoint.resolve(STATE), StandardCharsets.UTF_8));
     }
 
     /** The checkpoint {@code latest} names, if the run has one. */
@@ -72,7 +86,7 @@ public final class Checkpoints {
     }
 
     public static TrainerState readState(Path checkpoint) throws IOException {
-        JsonNode json = Json.parse(Files.readString(checkpoint.resolve(STATE), StandardCharsets.UTF_8));
+        JsonNode json = readJson(checkpoint);
         try {
             return TrainerState.fromJson(json);
         } catch (IllegalArgumentException e) {
