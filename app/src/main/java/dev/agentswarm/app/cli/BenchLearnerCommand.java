@@ -1,6 +1,7 @@
 package dev.agentswarm.app.cli;
 
 import dev.agentswarm.app.bench.LearnerBenchmark;
+import dev.agentswarm.app.bench.LoopBenchmark;
 import dev.agentswarm.app.bench.SftBenchmark;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -20,11 +21,29 @@ public final class BenchLearnerCommand implements Callable<Integer> {
     @Mixin
     TrainingStepOptions shape;
 
+    @Option(names = "--swaps", defaultValue = "10", description = "Weight swaps timed, publish to served (default ${DEFAULT-VALUE}).")
+    int swaps;
+
+    @Option(names = "--loop-steps", defaultValue = "4",
+            description = "Updates per training run in the async-against-sync comparison; 0 skips it (default ${DEFAULT-VALUE}).")
+    int loopSteps;
+
+    @Option(names = "--loop-rounds", defaultValue = "1", description = "Sync/async run pairs (default ${DEFAULT-VALUE}).")
+    int loopRounds;
+
     @Mixin
     JsonOption json;
 
+    /** The comparison's runs: the tiny model on arithmetic, short episodes, so the loop's overheads show. */
+    static final String LOOP_CONFIG = """
+            agentswarm.policy.embedded.model { preset = tiny, context = 1536 }
+            agentswarm.episode { max-turns = 2, sampling.max-tokens = 24 }
+            agentswarm.learner.grpo { num-generations = 4, learning-rate = 1e-3, dynamic-sampling = false }
+            agentswarm.train { suite = arithmetic, groups-per-step = 2, max-inflight = 16, max-staleness = 1, checkpoint-every = 0 }
+            """;
+
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
         Map<String, Object> f = LearnerBenchmark.run(shape.settings(), generations,
                 System.err::println);
         Report r = new Report();
@@ -36,6 +55,19 @@ public final class BenchLearnerCommand implements Callable<Integer> {
         r.line(String.format("  %.0f tokens/s, %.1f GFLOP/s; dense 1024³ matmul %.1f GFLOP/s → %.1f%% of it",
                 (Double) f.get("tokens_per_s"), (Double) f.get("gflops"), (Double) f.get("matmul_gflops"),
                 100 * (Double) f.get("matmul_fraction")));
+        if (swaps > 0) {
+            Map<String, Object> w = LoopBenchmark.weightSwap(shape.preset, swaps, System.err::println);
+            f.putAll(w);
+            r.line(String.format("  weight swap, publish → served: median %.1f ms, worst %.1f ms (%,d bytes of safetensors)",
+                    (Double) w.get("weight_swap_ms"), (Double) w.get("weight_swap_max_ms"), (Integer) w.get("weight_bytes")));
+        }
+        if (loopSteps > 0) {
+            Map<String, Object> l = LoopBenchmark.asyncOverSync(com.typesafe.config.ConfigFactory.parseString(LOOP_CONFIG)
+                    .withFallback(dev.agentswarm.app.SwarmNode.loadConfig(null)), loopSteps, loopRounds, System.err::println);
+            f.putAll(l);
+            r.line(String.format("  training runs of %d updates (tiny, arithmetic): async %.2f episodes/s, sync %.2f → %.2fx",
+                    loopSteps, (Double) l.get("async_episodes_per_s"), (Double) l.get("sync_episodes_per_s"), (Double) l.get("async_over_sync")));
+        }
         f.forEach(r::put);
         r.print(json.json);
         return 0;

@@ -1,0 +1,126 @@
+package dev.agentswarm.app.bench;
+
+import ai.djl.ndarray.NDManager;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
+import dev.agentswarm.app.Training;
+import dev.agentswarm.core.protocol.PolicyWeights;
+import dev.agentswarm.policy.embedded.BatchGenerator;
+import dev.agentswarm.policy.embedded.EmbeddedModel;
+import dev.agentswarm.policy.embedded.GeneratorSettings;
+import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.ModelConfig;
+import dev.agentswarm.policy.model.ModelWeights;
+import dev.agentswarm.policy.tokenizer.BpeTokenizer;
+import dev.agentswarm.workers.PolicyServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.pubsub.Topic;
+
+/**
+ * The learner's loop figures: how long new weights take from {@code publish} to a policy server
+ * serving them, and episodes/s of whole training runs asynchronous against {@code sync = true},
+ * the two alternated in one sitting.
+ */
+public final class LoopBenchmark {
+
+    private LoopBenchmark() {}
+
+    /** Median and worst milliseconds from publishing weights of {@code preset} to the server reporting their version. */
+    public static Map<String, Object> weightSwap(String preset, int swaps, Consumer<String> log) throws Exception {
+        ModelConfig shape = ModelConfig.preset(preset);
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "bench-weights", ConfigFactory.parseString(
+                "pekko.actor.provider = local\npekko.loglevel = WARNING").withFallback(ConfigFactory.load()));
+        try (EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 1)) {
+            ActorRef<Topic.Command<PolicyWeights>> subscriber = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
+                    "weights-subscriber", Props.empty());
+            ActorRef<Topic.Command<PolicyWeights>> publisher = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
+                    "weights-publisher", Props.empty());
+            ActorRef<PolicyServer.Command> server = system.systemActorOf(
+                    PolicyServer.create(() -> model.newGenerator(new GeneratorSettings(8, 64, 4096, 1)), subscriber), "policy-server",
+                    DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
+            byte[][] weights = new byte[swaps + 1][];
+            try (NDManager m = NDManager.newBaseManager()) {
+                CausalLm other = CausalLm.create(shape, m, 2);
+                for (int v = 1; v <= swaps + 1; v++) weights[v - 1] = ModelWeights.export(other, v);
+            }
+            awaitVersion(system, server, -1, Duration.ofSeconds(10)); // started
+            publisher.tell(Topic.publish(new PolicyWeights(1, weights[0]))); // untimed: the topics find each other
+            awaitVersion(system, server, 1, Duration.ofSeconds(30));
+            double[] ms = new double[swaps];
+            for (int i = 0; i < swaps; i++) {
+                long v = i + 2;
+                long t0 = System.nanoTime();
+                publisher.tell(Topic.publish(new PolicyWeights(v, weights[i + 1])));
+                awaitVersion(system, server, v, Duration.ofSeconds(30));
+                ms[i] = (System.nanoTime() - t0) / 1e6;
+            }
+            Arrays.sort(ms);
+            Map<String, Object> f = new LinkedHashMap<>();
+            f.put("weight_bytes", weights[0].length);
+            f.put("weight_swap_ms", SftBenchmark.round(SftBenchmark.median(ms)));
+            f.put("weight_swap_max_ms", SftBenchmark.round(ms[ms.length - 1]));
+            log.accept(String.format("weight swap (%s, %,d bytes): median %.1f ms over %d", preset, weights[0].length,
+                    SftBenchmark.median(ms), swaps));
+            return f;
+        } finally {
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().get();
+        }
+    }
+
+    /** Polls the server until it serves {@code version} (any version when -1). */
+    private static void awaitVersion(ActorSystem<Void> system, ActorRef<PolicyServer.Command> server, long version, Duration limit)
+            throws Exception {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (true) {
+            BatchGenerator.Stats s = AskPattern.<PolicyServer.Command, BatchGenerator.Stats>ask(server, PolicyServer.GetStats::new,
+                    Duration.ofSeconds(10), system.scheduler()).toCompletableFuture().get();
+            if (version < 0 || s.version() == version) return;
+            if (System.nanoTime() > deadline) throw new IllegalStateException("the server still serves " + s.version() + ", not " + version);
+            Thread.sleep(0, 200_000);
+        }
+    }
+
+    /**
+     * Episodes/s of {@code rounds} pairs of training runs on {@code base} (sync, then async), each
+     * {@code steps} updates; the ratio of the medians.
+     */
+    public static Map<String, Object> asyncOverSync(Config base, int steps, int rounds, Consumer<String> log) throws Exception {
+        double[] sync = new double[rounds];
+        double[] async = new double[rounds];
+        Path dir = Files.createTempDirectory("bench-loop"); // small logs; left for a look
+        for (int r = 0; r < rounds; r++) {
+            sync[r] = episodesPerSecond(base, steps, true, dir.resolve("sync-" + r));
+            async[r] = episodesPerSecond(base, steps, false, dir.resolve("async-" + r));
+            log.accept(String.format("round %d: sync %.2f episodes/s, async %.2f episodes/s", r + 1, sync[r], async[r]));
+        }
+        Arrays.sort(sync);
+        Arrays.sort(async);
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("sync_episodes_per_s", dev.agentswarm.app.cli.Report.round(SftBenchmark.median(sync), 2));
+        f.put("async_episodes_per_s", dev.agentswarm.app.cli.Report.round(SftBenchmark.median(async), 2));
+        f.put("async_over_sync", Math.round(SftBenchmark.median(async) / SftBenchmark.median(sync) * 100) / 100.0);
+        return f;
+    }
+
+    private static double episodesPerSecond(Config base, int steps, boolean sync, Path runDir) throws Exception {
+        Config c = base.withValue("agentswarm.train.steps", ConfigValueFactory.fromAnyRef(steps))
+                .withValue("agentswarm.train.sync", ConfigValueFactory.fromAnyRef(sync))
+                .withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(runDir.toString()));
+        Training.Outcome o = Training.run(c);
+        return o.summary().episodes() / o.summary().wallSeconds();
+    }
+}
