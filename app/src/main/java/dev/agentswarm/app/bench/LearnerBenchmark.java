@@ -33,7 +33,7 @@ public final class LearnerBenchmark {
         Map<String, Object> f = SftBenchmark.header(config, s);
         f.put("generations", generations);
         List<RlSample> samples = referenceBatch(s.batch(), generations, s.seq(), config.vocab());
-        f.put("completion_tokens", samples.stream().mapToInt(x -> x.completion().length).sum());
+        f.put("completion_tokens", samples.stream().mapToInt(RlSample::trainedTokens).sum());
         try (NDManager root = NDManager.newBaseManager()) {
             CausalLm model = CausalLm.create(config, root, 1);
             try (AdamW optimizer = new AdamW(model.namedParameters(), new AdamW.Settings(0.9, 0.999, 1e-8, 0.0), root)) {
@@ -64,7 +64,7 @@ public final class LearnerBenchmark {
         for (int r = 0; r < rows; r++) {
             if (r % generations == 0) promptIds = rng.ints(p, 1, vocab).toArray();
             int len = r == 0 ? c : c / 2 + rng.nextInt(c - c / 2 + 1);
-            out.add(new RlSample(promptIds, rng.ints(len, 1, vocab).toArray(), new float[len], adv[r / generations][r % generations]));
+            out.add(RlSample.of(promptIds, rng.ints(len, 1, vocab).toArray(), new float[len], adv[r / generations][r % generations]));
         }
         return out;
     }

@@ -17,9 +17,11 @@ class LearnerBenchmarkTest {
         assertEquals(16, b.size());
         for (int r = 0; r < 16; r++) {
             RlSample s = b.get(r);
-            assertEquals(103, s.prompt().length, "the first 40 % of T = 256 is the prompt (256 − int(0.6 · 256))");
-            assertTrue(s.completion().length >= 76 && s.completion().length <= 153, "completions of half to all of the rest");
-            assertArrayEquals(b.get(r - r % 4).prompt(), s.prompt(), "a group shares its prompt");
+            assertEquals(1, s.trained()[103], "the first 40 % of T = 256 is the prompt (256 − int(0.6 · 256))");
+            assertEquals(0, s.trained()[102]);
+            assertTrue(s.trainedTokens() >= 76 && s.trainedTokens() <= 153, "completions of half to all of the rest");
+            assertArrayEquals(java.util.Arrays.copyOf(b.get(r - r % 4).ids(), 103), java.util.Arrays.copyOf(s.ids(), 103),
+                    "a group shares its prompt");
         }
         assertEquals(256, b.get(0).length(), "one full row: every step runs B × T tokens, as the reference's padded batch");
         double groupSum = 0;

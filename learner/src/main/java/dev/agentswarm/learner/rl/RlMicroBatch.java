@@ -15,14 +15,18 @@ import java.util.List;
 public record RlMicroBatch(MicroBatch tokens, float[] samplerLogprobs, float[] advantages) {
 
     public static RlMicroBatch of(List<RlSample> samples, int padId) {
-        List<Example> examples = samples.stream().map(s -> Example.completion(s.prompt(), s.completion(), "rl")).toList();
+        List<Example> examples = samples.stream().map(s -> {
+            int[] mask = new int[s.length()];
+            for (int i = 0; i < mask.length; i++) mask[i] = s.trained()[i];
+            return new Example(s.ids(), mask, "rl");
+        }).toList();
         MicroBatch tokens = MicroBatch.of(examples, padId);
         int targets = tokens.length() - 1;
         float[] sampler = new float[tokens.rows() * targets];
         float[] advantages = new float[tokens.rows()];
         for (int r = 0; r < samples.size(); r++) {
             RlSample s = samples.get(r);
-            for (int i = 0; i < s.completion().length; i++) sampler[r * targets + s.prompt().length + i - 1] = s.samplerLogprobs()[i];
+            for (int t = 1; t < s.length(); t++) sampler[r * targets + t - 1] = s.samplerLogprobs()[t]; // token t is predicted at t − 1
             advantages[r] = (float) s.advantage();
         }
         return new RlMicroBatch(tokens, sampler, advantages);

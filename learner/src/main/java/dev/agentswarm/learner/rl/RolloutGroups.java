@@ -10,8 +10,11 @@ import java.util.List;
 /**
  * Turns finished groups (the G trajectories of one task) into GRPO samples: each trajectory's
  * reward, less DAPO's overlong penalty when a turn ran into the buffer before the completion
- * limit, gives group-relative advantages; every assistant turn with sampled tokens becomes one
- * sample carrying its trajectory's advantage. A group whose rewards are all equal teaches nothing
+ * limit, gives group-relative advantages; every assistant turn with sampled tokens is trained with
+ * its trajectory's advantage. Turns whose prompt extends the episode's tokens so far (the usual
+ * case: the previous prompt, completion and tool output, rendered again) share one sample, so an
+ * episode costs one forward instead of one per turn; a turn that does not (a compressed context, a
+ * re-tokenisation that differs from the sampled ids) starts a new sample. A group whose rewards are all equal teaches nothing
  * and is dropped when dynamic sampling is on; a turn cut at the completion limit is left out when
  * {@code mask-truncated-completions} is on (it still counted in its group's statistics).
  */
@@ -52,6 +55,50 @@ public final class RolloutGroups {
                 settings.overlongPenalty());
     }
 
+    /** An episode's tokens so far, with what is trained and the sampler's log-probs. */
+    private static final class Row {
+        private int[] ids = new int[256];
+        private byte[] trained = new byte[256];
+        private float[] logp = new float[256];
+        private int size;
+
+        int size() {
+            return size;
+        }
+
+        boolean isPrefixOf(int[] prompt) {
+            if (prompt.length < size) return false;
+            for (int j = 0; j < size; j++) if (prompt[j] != ids[j]) return false;
+            return true;
+        }
+
+        /** Appends {@code src[from, to)}; {@code logprobs} (aligned with src) may be null for untrained ids. */
+        void add(int[] src, int from, int to, float[] logprobs, int mark) {
+            int n = to - from;
+            if (size + n > ids.length) {
+                int cap = Math.max(ids.length * 2, size + n);
+                ids = java.util.Arrays.copyOf(ids, cap);
+                trained = java.util.Arrays.copyOf(trained, cap);
+                logp = java.util.Arrays.copyOf(logp, cap);
+            }
+            System.arraycopy(src, from, ids, size, n);
+            java.util.Arrays.fill(trained, size, size + n, (byte) mark);
+            if (logprobs != null) System.arraycopy(logprobs, from, logp, size, n);
+            size += n;
+        }
+
+        /** Adds the row as a sample, unless nothing in it is trained (its only turns were masked). */
+        void addTo(List<RlSample> out, double advantage) {
+            for (int j = 0; j < size; j++) {
+                if (trained[j] != 0) {
+                    out.add(new RlSample(java.util.Arrays.copyOf(ids, size), java.util.Arrays.copyOf(trained, size),
+                            java.util.Arrays.copyOf(logp, size), advantage));
+                    return;
+                }
+            }
+        }
+    }
+
     public Batch samples(List<List<Trajectory>> groups) {
         List<List<Trajectory>> kept = new ArrayList<>();
         List<double[]> rewards = new ArrayList<>();
@@ -76,21 +123,27 @@ public final class RolloutGroups {
             for (int i = 0; i < kept.get(g).size(); i++) {
                 Trajectory t = kept.get(g).get(i);
                 List<int[]> turnPrompts = prompts.of(t);
+                Row row = null;
                 int k = 0;
                 for (Turn turn : t.turns()) {
                     if (!turn.isAssistant()) continue;
                     int[] prompt = turnPrompts.get(k++);
                     if (turn.tokenIds().length == 0) continue; // a policy that returned no ids (a remote one) trains nothing
-                    if (settings.maskTruncated() && turn.finishReason() == FinishReason.LENGTH) {
-                        masked++;
-                        continue;
-                    }
                     if (turn.logprobs().length != turn.tokenIds().length) {
                         throw new IllegalArgumentException("episode " + t.episodeId() + ", turn " + turn.index() + ": "
                                 + turn.logprobs().length + " log-probs for " + turn.tokenIds().length + " tokens");
                     }
-                    out.add(new RlSample(prompt, turn.tokenIds(), turn.logprobs(), adv[g][i]));
+                    boolean truncated = settings.maskTruncated() && turn.finishReason() == FinishReason.LENGTH;
+                    if (truncated) masked++;
+                    // A turn whose prompt extends the row so far joins it: one forward for the whole episode.
+                    if (row == null || !row.isPrefixOf(prompt)) {
+                        if (row != null) row.addTo(out, adv[g][i]);
+                        row = new Row();
+                    }
+                    row.add(prompt, row.size(), prompt.length, null, 0);
+                    row.add(turn.tokenIds(), 0, turn.tokenIds().length, turn.logprobs(), truncated ? 0 : 1);
                 }
+                if (row != null) row.addTo(out, adv[g][i]);
             }
         }
         return new Batch(out, kept.size(), dropped, masked, n == 0 ? 0 : sum / n);

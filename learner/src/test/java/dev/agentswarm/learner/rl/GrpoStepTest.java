@@ -85,7 +85,7 @@ class GrpoStepTest {
                     List<RlSample> samples = new ArrayList<>();
                     for (int i = 0; i < gens.size(); i++) {
                         Generation x = gens.get(i);
-                        samples.add(new RlSample(batch.get(i / GROUP), x.tokens(), x.logprobs(), adv[i / GROUP][i % GROUP]));
+                        samples.add(RlSample.of(batch.get(i / GROUP), x.tokens(), x.logprobs(), adv[i / GROUP][i % GROUP]));
                     }
                     GrpoStep.Outcome o = step.run(RlMicroBatch.split(samples, 32, 0), 3e-3, 1.0, 1, MAX_TOKENS);
                     assertEquals(1.0, o.meanRatio(), 1e-4, "one iteration: the ratio is 1 by construction");
@@ -109,12 +109,12 @@ class GrpoStepTest {
                 SplittableRandom rng = new SplittableRandom(5);
                 List<RlSample> samples = new ArrayList<>();
                 for (int i = 0; i < 8; i++) {
-                    samples.add(new RlSample(rng.ints(5, 0, 256).toArray(), rng.ints(6, 0, 256).toArray(), new float[6], i % 2 == 0 ? 1 : -1));
+                    samples.add(RlSample.of(rng.ints(5, 0, 256).toArray(), rng.ints(6, 0, 256).toArray(), new float[6], i % 2 == 0 ? 1 : -1));
                 }
                 GrpoStep.Outcome second = step.run(RlMicroBatch.split(samples, 3, 0), 5e-2, 1.0, 2, 6);
                 assertTrue(Math.abs(second.meanRatio() - 1) > 1e-3, "after one update the ratio moves: " + second.meanRatio());
                 assertEquals(48, second.tokens());
-                List<RlSample> flat = samples.stream().map(s -> new RlSample(s.prompt(), s.completion(), s.samplerLogprobs(), 0)).toList();
+                List<RlSample> flat = samples.stream().map(s -> new RlSample(s.ids(), s.trained(), s.samplerLogprobs(), 0)).toList();
                 GrpoStep.Outcome none = step.run(RlMicroBatch.split(flat, 8, 0), 5e-2, 1.0, 1, 6);
                 assertEquals(0, none.loss(), 1e-9);
                 assertEquals(0, none.gradNorm(), 1e-9, "no advantage, no gradient");

@@ -75,8 +75,44 @@ class RolloutGroupsTest {
         assertEquals(0.8658754, b.samples().get(0).advantage(), 1e-6);
         assertEquals(0.8658754, b.samples().get(1).advantage(), 1e-6, "both turns of an episode share its advantage");
         assertEquals(-0.8658754, b.samples().get(2).advantage(), 1e-6);
-        assertArrayEquals(new int[] {100, 101, 102}, b.samples().get(0).completion(), "the sampled ids, not re-tokenised text");
+        assertArrayEquals(new int[] {100, 101, 102}, trainedIds(b.samples().get(0)), "the sampled ids, not re-tokenised text");
         assertEquals(0.5, b.meanReward(), 1e-9);
+    }
+
+    private static int[] trainedIds(RlSample s) {
+        return java.util.stream.IntStream.range(0, s.length()).filter(j -> s.trained()[j] == 1).map(j -> s.ids()[j]).toArray();
+    }
+
+    @Test
+    void turnsThatExtendEachOtherShareOneSampleWithEveryCompletionTrained() {
+        // Completion ids that are exactly what the template renders: the second prompt extends the first row.
+        BpeTokenizer tok = TEMPLATE.tokenizer();
+        String call = "<tool_call>\n{\"name\": \"calculator\", \"arguments\": {\"expression\": \"6*7\"}}\n</tool_call>";
+        int[] first = concat(tok.encode(call), new int[] {tok.imEndId()});
+        int[] second = concat(tok.encode("42"), new int[] {tok.imEndId()});
+        List<Turn> turns = List.of(
+                Turn.assistant(0, new Completion(call, List.of(), first, new float[first.length], FinishReason.STOP, 0, 10, first.length),
+                        List.of(), List.of(), null, null),
+                Turn.observation(1, Role.USER, "<tool_response>\n42\n</tool_response>", List.of(), null),
+                Turn.assistant(2, new Completion("42", List.of(), second, new float[second.length], FinishReason.STOP, 0, 10, second.length),
+                        List.of(), List.of(), null, null));
+        Trajectory a = new Trajectory("a", "g", "t", PROMPT, turns, "42", StopReason.FINAL_ANSWER, null, null,
+                new RewardBreakdown(Map.of(), 1));
+        Trajectory b = new Trajectory("b", "g", "t", PROMPT, turns, "42", StopReason.FINAL_ANSWER, null, null,
+                new RewardBreakdown(Map.of(), 0));
+        RolloutGroups.Batch batch = groups(false, false, 0).samples(List.of(List.of(a, b)));
+        assertEquals(2, batch.samples().size(), "one sample per episode, not per turn");
+        RlSample s = batch.samples().get(0);
+        assertArrayEquals(concat(first, second), trainedIds(s), "both completions trained, nothing else");
+        List<int[]> prompts = new TurnPrompts(TEMPLATE).of(a);
+        assertArrayEquals(prompts.get(1), java.util.Arrays.copyOf(s.ids(), prompts.get(1).length), "the second prompt is inside the row");
+        assertEquals(prompts.get(1).length + second.length, s.length());
+    }
+
+    private static int[] concat(int[] x, int[] y) {
+        int[] out = java.util.Arrays.copyOf(x, x.length + y.length);
+        System.arraycopy(y, 0, out, x.length, y.length);
+        return out;
     }
 
     @Test
