@@ -112,7 +112,7 @@ class GrpoStepTest {
                     samples.add(RlSample.of(rng.ints(5, 0, 256).toArray(), rng.ints(6, 0, 256).toArray(), new float[6], i % 2 == 0 ? 1 : -1));
                 }
                 GrpoStep.Outcome second = step.run(RlMicroBatch.split(samples, 3, 0), 5e-2, 1.0, 2, 6);
-                assertTrue(Math.abs(second.meanRatio() - 1) > 1e-3, "after one update the ratio moves: " + second.meanRatio());
+                assertTrue(Math.abs(second.meanRatio() - 1) > 1e-3, "after one update the ratio moves: " + second);
                 assertEquals(48, second.tokens());
                 List<RlSample> flat = samples.stream().map(s -> new RlSample(s.ids(), s.trained(), s.samplerLogprobs(), 0)).toList();
                 GrpoStep.Outcome none = step.run(RlMicroBatch.split(flat, 8, 0), 5e-2, 1.0, 1, 6);
