@@ -121,7 +121,9 @@ def execute(request):
         c.start()
     limit, code = "NONE", 0
     soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    budget = int(cpu_used()) + CPU_SECONDS
+    # RLIMIT_CPU counts whole seconds of the process's total: round up, or a cell after one that
+    # used 1.98 s would get 0.02 s instead of its CPU_SECONDS.
+    budget = -(-int(cpu_used() * 1000) // 1000) + CPU_SECONDS
     resource.setrlimit(resource.RLIMIT_CPU, (budget if hard == resource.RLIM_INFINITY else min(budget, hard), hard))
     try:
         signal.setitimer(signal.ITIMER_REAL, timeout)

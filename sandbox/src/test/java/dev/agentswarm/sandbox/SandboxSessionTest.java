@@ -92,6 +92,17 @@ class SandboxSessionTest {
     }
 
     @Test
+    void everyCellGetsItsWholeCpuSecondWhateverTheCellsBeforeUsed() {
+        try (SandboxSession s = open()) {
+            String burn = "import time\nt0 = time.process_time()\nwhile time.process_time() - t0 < %s: pass";
+            // 0.8 s used in all: a limit truncated to whole seconds would leave the next cell 0.2 s.
+            assertEquals(Execution.Limit.NONE, py(s, burn.formatted("0.75")).limit());
+            Execution next = py(s, burn.formatted("0.6"));
+            assertEquals(Execution.Limit.NONE, next.limit(), next.toString());
+        }
+    }
+
+    @Test
     void aCrashOrACellThatWillNotStopRestartsTheInterpreterAndSaysSo() throws Exception {
         try (SandboxSession s = open()) {
             py(s, "lost = 1");
