@@ -1,6 +1,7 @@
 package dev.agentswarm.environments;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,12 +70,27 @@ class SuitesTest {
                         return RewardBreakdown.NONE;
                     }
 
+                    public CompletionStage<RewardBreakdown> scoreAsync(Trajectory t) {
+                        return GRADED_LATER; // e.g. hidden tests still running in a sandbox
+                    }
+
                     public void close() {
                         states.remove(episodeId);
                     }
                 };
             }
         };
+    }
+
+    private static final CompletableFuture<RewardBreakdown> GRADED_LATER = new CompletableFuture<>();
+
+    @Test
+    void anEpisodesEnvironmentScoresAsynchronouslyWhenItsSuiteDoes() {
+        Suites suites = new Suites(List.of(named("musique", SEARCH)));
+        TaskEnvironment env = suites.open(new Task("q", "p", "a", Map.of(Task.SUITE, "musique")), "e").orElseThrow();
+        Trajectory t = Trajectory.notRun("e", "g", "q", dev.agentswarm.core.protocol.StopReason.CANCELLED, "x");
+        assertSame(GRADED_LATER, env.scoreAsync(t), "not the blocking default that calls score()");
+        env.close();
     }
 
     private static String call(Tool tool, String episode) {
