@@ -1,9 +1,9 @@
 package dev.agentswarm.app;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigValueFactory;
-import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.LearnerProtocol;
@@ -15,7 +15,6 @@ import dev.agentswarm.environments.Suite;
 import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.environments.Suites;
 import dev.agentswarm.learner.Learner;
-import dev.agentswarm.learner.optim.AdamW;
 import dev.agentswarm.learner.sft.Checkpoints;
 import dev.agentswarm.learner.rl.GrpoSettings;
 import dev.agentswarm.learner.rl.GrpoTrainer;
@@ -24,6 +23,7 @@ import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +31,6 @@ import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import me.tongfei.progressbar.ProgressBar;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -48,6 +47,9 @@ import org.apache.pekko.actor.typed.pubsub.Topic;
  */
 public final class Training {
 
+    /** The run's resolved configuration, which a resumed run reads back. */
+    public static final String CONFIG_FILE = "train.conf";
+
     /** How the run ended and where its files are. */
     public record Outcome(RolloutCoordinator.Summary summary, Path runDir) {}
 
@@ -59,25 +61,27 @@ public final class Training {
 
     /**
      * @param resume a run folder to continue from its latest checkpoint (its step, version, task
-     *     cursor, weights and optimizer moments), or null for a new run; the configuration must be
-     *     the run's own, and {@code steps} is the total to reach
+     *     cursor, weights and optimizer moments) with the configuration it saved, or null for a new
+     *     run; only {@code agentswarm.train.steps}, the total to reach, is taken from {@code cfg}
      */
     public static Outcome run(Config cfg, Path resume) throws Exception {
         Path checkpoint = null;
-        long startStep = 0;
-        long startVersion = 0;
-        long cursor = 0;
+        GrpoTrainer.Resume at = new GrpoTrainer.Resume(0, 0, 0);
         if (resume != null) {
             checkpoint = Checkpoints.latest(resume).orElseThrow(() -> new IllegalArgumentException(
                     "no checkpoint in " + resume + " to resume from (checkpoints/latest is missing)"));
-            JsonNode state = Checkpoints.readJson(checkpoint);
-            startStep = state.path("step").asLong();
-            startVersion = state.path("version").asLong();
-            cursor = state.path("data_cursor").asLong();
-            cfg = cfg.withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(resume.toString()))
+            at = GrpoTrainer.Resume.read(checkpoint);
+            // The run's own configuration, whatever the command line says, but for the total steps.
+            Path saved = resume.resolve(CONFIG_FILE);
+            if (!Files.isRegularFile(saved)) throw new IllegalArgumentException(resume + " is not a training run folder (no " + CONFIG_FILE + ")");
+            cfg = ConfigFactory.parseFile(saved.toFile())
+                    .withValue("agentswarm.train.steps", cfg.getValue("agentswarm.train.steps"))
+                    .withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(resume.toString()))
                     .withValue("agentswarm.policy.embedded.weights",
-                            ConfigValueFactory.fromAnyRef(checkpoint.resolve(Checkpoints.MODEL).toString()));
+                            ConfigValueFactory.fromAnyRef(checkpoint.resolve(Checkpoints.MODEL).toString()))
+                    .withFallback(cfg).resolve();
         }
+        long startStep = at.step();
         Config t = cfg.getConfig("agentswarm.train");
         if (startStep >= t.getInt("steps")) {
             throw new IllegalArgumentException("the run is at step " + startStep + " already; raise agentswarm.train.steps (--steps) to go on");
@@ -88,21 +92,23 @@ public final class Training {
         if (tasks.isEmpty()) throw new IllegalArgumentException("suite " + suiteName + " has no train tasks");
         EpisodeSpec spec = suite.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
         GrpoSettings grpo = GrpoSettings.fromConfig(cfg, spec.sampling().maxTokens());
-        Config adam = cfg.getConfig(GrpoSettings.PATH + ".adam");
-        AdamW.Settings adamSettings = new AdamW.Settings(adam.getDouble("beta1"), adam.getDouble("beta2"), adam.getDouble("eps"),
-                adam.getDouble("weight-decay"));
         RolloutCoordinator.Settings settings = new RolloutCoordinator.Settings(grpo.numGenerations(), t.getInt("max-inflight"),
                 t.getInt("groups-per-step"), t.getInt("max-staleness"), t.getInt("steps"), t.getBoolean("sync"),
                 t.getDuration("episode-timeout"));
         Path runDir = runDir(t.getString("run-dir"), suiteName);
         Files.createDirectories(runDir);
+        if (resume == null) {
+            Files.writeString(runDir.resolve(CONFIG_FILE), cfg.withOnlyPath("agentswarm").root()
+                    .render(ConfigRenderOptions.defaults().setOriginComments(false)) + "\n", StandardCharsets.UTF_8);
+        }
         Suites suites = new Suites(List.of(suite));
         ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites);
         CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
         Config runConfig = cfg;
         Path restoreFrom = checkpoint;
+        GrpoTrainer.Resume from = at;
         // Accepted trajectories are never dropped; metrics of steps after the checkpoint are redone, so they go.
-        try (MetricsLog trajectories = MetricsLog.open(runDir.resolve("trajectories.jsonl"), Long.MAX_VALUE);
+        try (MetricsLog trajectories = MetricsLog.appendOnly(runDir.resolve("trajectories.jsonl"));
              MetricsLog metrics = MetricsLog.open(runDir.resolve("metrics.jsonl"), startStep);
              SwarmNode node = SwarmNode.start(runConfig, system -> new EpisodeServices(EmbeddedPolicy.spawn(system, runConfig), tools, suites),
                      null);
@@ -114,10 +120,10 @@ public final class Training {
             ActorRef<LearnerProtocol.Command> learner = system.systemActorOf(Learner.create(() -> {
                 EmbeddedModel model = EmbeddedModel.fromConfig(runConfig); // the learner's own copy, the same start as the server's
                 system.getWhenTerminated().thenRun(model::close);
-                GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), adamSettings, grpo, model.template(), model.version());
+                GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), grpo, model.template(), model.version());
                 if (restoreFrom != null) {
                     try {
-                        trainer.restore(restoreFrom);
+                        trainer.restore(restoreFrom, from);
                     } catch (IOException e) {
                         throw new java.io.UncheckedIOException("cannot resume from " + restoreFrom + ": " + e.getMessage(), e);
                     }
@@ -125,17 +131,10 @@ public final class Training {
                 return trainer;
             }, weights, new Learner.Checkpointing(runDir, t.getInt("checkpoint-every"))), "learner",
                     DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
-            system.systemActorOf(RolloutCoordinator.create(settings, tasks, cursor, spec,
-                    new RolloutCoordinator.Wiring(node.workerRegion(), node.workerEntities(), learner), startVersion, startStep, trajectories,
-                    metrics, done), "rollout-coordinator", Props.empty());
-            while (!done.isDone()) {
-                try {
-                    done.get(1, TimeUnit.SECONDS);
-                } catch (java.util.concurrent.TimeoutException stillRunning) {
-                    bar.stepTo(stepsWritten(runDir.resolve("metrics.jsonl")));
-                }
-            }
-            bar.stepTo(done.get().steps());
+            system.systemActorOf(RolloutCoordinator.create(settings, tasks, at.dataCursor(), spec,
+                    new RolloutCoordinator.Wiring(node.workerRegion(), node.workerEntities(), learner), at.version(), startStep, trajectories,
+                    metrics, bar::stepTo, done), "rollout-coordinator", Props.empty());
+            done.get();
             // The last update is always saved, whatever checkpoint-every says.
             LearnerProtocol.Checkpointed saved = AskPattern.<LearnerProtocol.Command, LearnerProtocol.Checkpointed>ask(learner,
                     replyTo -> new LearnerProtocol.Checkpoint(done.get().cursor(), replyTo), Duration.ofMinutes(5), system.scheduler())
@@ -143,16 +142,6 @@ public final class Training {
             if (saved.error() != null) throw new IllegalStateException(saved.error());
         }
         return new Outcome(done.get(), runDir);
-    }
-
-    private static long stepsWritten(Path metrics) {
-        try {
-            long n = 0;
-            for (String line : Files.readAllLines(metrics)) if (!line.isBlank() && Json.parse(line).has("step")) n++;
-            return n;
-        } catch (IOException e) {
-            return 0;
-        }
     }
 
     private static Path runDir(String configured, String suite) {

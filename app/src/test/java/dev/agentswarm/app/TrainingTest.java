@@ -60,13 +60,18 @@ class TrainingTest {
         // The process died after step 2 was trained and logged but before its checkpoint was complete.
         Files.writeString(run.resolve("checkpoints").resolve("latest"), "step-1\n");
         long before = Files.readAllLines(run.resolve("trajectories.jsonl")).size();
-        Training.Outcome resumed = Training.run(tiny(run, 3), run);
+        assertTrue(Files.isRegularFile(run.resolve(Training.CONFIG_FILE)), "the run saves its configuration");
+        // A resumed run keeps its own settings: a different suite on the command line is not taken, only the steps.
+        Config elsewhere = tiny(run, 3).withValue("agentswarm.train.suite", com.typesafe.config.ConfigValueFactory.fromAnyRef("plugins"));
+        Training.Outcome resumed = Training.run(elsewhere, run);
         assertEquals(3, resumed.summary().steps());
         assertEquals(3, resumed.summary().version(), "version 1 from the checkpoint, then 2 and 3 again");
         List<Long> steps = new ArrayList<>();
         for (String line : Files.readAllLines(run.resolve("metrics.jsonl"))) steps.add(Json.parse(line).get("step").asLong());
         assertEquals(List.of(1L, 2L, 3L), steps, "step 2 redone once, not logged twice");
-        assertTrue(Files.readAllLines(run.resolve("trajectories.jsonl")).size() > before, "accepted trajectories kept, new ones added");
+        List<String> all = Files.readAllLines(run.resolve("trajectories.jsonl"));
+        assertTrue(all.size() > before, "accepted trajectories kept, new ones added");
+        for (String line : all) assertTrue(Json.parse(line).get("taskId").asText().startsWith("arithmetic"), line);
         IllegalArgumentException done = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> Training.run(tiny(run, 3), run));
         assertTrue(done.getMessage().contains("at step 3 already"), done.getMessage());

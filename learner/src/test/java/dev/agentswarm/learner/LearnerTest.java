@@ -97,7 +97,7 @@ class LearnerTest {
         ActorRef<LearnerProtocol.Command> learner = kit.spawn(Learner.create(() -> {
             NDManager root = NDManager.newBaseManager();
             CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
-            return new GrpoTrainer(model, root, new AdamW.Settings(0.9, 0.99, 1e-8, 0), settings, TEMPLATE, 0);
+            return new GrpoTrainer(model, root, settings, TEMPLATE, 0);
         }, topic, new Learner.Checkpointing(runDir, 2)), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
 
         TestProbe<BatchTrained> replies = kit.createTestProbe(BatchTrained.class);
@@ -144,12 +144,11 @@ class LearnerTest {
     void aTrainerRestoredFromItsCheckpointGoesOnWithTheSameStepVersionAndMoments(@TempDir Path runDir) throws Exception {
         GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")
                 .withFallback(ConfigFactory.load()), 16);
-        AdamW.Settings adam = new AdamW.Settings(0.9, 0.99, 1e-8, 0);
         Path checkpoint;
         byte[] afterThird;
         try (NDManager root = NDManager.newBaseManager()) {
             CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
-            try (GrpoTrainer t = new GrpoTrainer(model, root, adam, settings, TEMPLATE, 0)) {
+            try (GrpoTrainer t = new GrpoTrainer(model, root, settings, TEMPLATE, 0)) {
                 t.train(groups(false, true));
                 t.train(groups(false, true));
                 checkpoint = t.checkpoint(runDir, 5);
@@ -159,8 +158,8 @@ class LearnerTest {
         try (NDManager root = NDManager.newBaseManager()) {
             CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 99);
             ModelWeights.load(model, checkpoint.resolve(Checkpoints.MODEL));
-            try (GrpoTrainer t = new GrpoTrainer(model, root, adam, settings, TEMPLATE, 0)) {
-                t.restore(checkpoint);
+            try (GrpoTrainer t = new GrpoTrainer(model, root, settings, TEMPLATE, 0)) {
+                t.restore(checkpoint, GrpoTrainer.Resume.read(checkpoint));
                 assertEquals(2, t.steps());
                 assertEquals(2, t.version());
                 GrpoTrainer.Result third = t.train(groups(false, true));

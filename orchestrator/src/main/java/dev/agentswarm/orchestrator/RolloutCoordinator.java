@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -53,9 +54,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         }
     }
 
-    /** How a run ended. */
+    /**
+     * How a run ended; {@code first} and {@code last} are the learner's metrics of this run's first
+     * and last update (empty when it made none), {@code firstStep} the step number of the first.
+     */
     public record Summary(long steps, long version, long episodes, long staleDropped, long resent, long cursor, double wallSeconds,
-                          String error) {}
+                          String error, long firstStep, Map<String, Double> first, Map<String, Double> last) {}
 
     /** Where episodes run and where batches go. */
     public record Wiring(ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region, int entities,
@@ -67,7 +71,11 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private final GroupLedger ledger;
     private final MetricsLog trajectories;
     private final MetricsLog metrics;
+    private final LongConsumer onStep;
     private final CompletableFuture<Summary> done;
+    private long firstStep;
+    private Map<String, Double> first = Map.of();
+    private Map<String, Double> last = Map.of();
     private final ActorRef<Trajectory> answers;
     private final ActorRef<BatchTrained> trained;
     private final long started = System.nanoTime();
@@ -81,12 +89,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     public static Behavior<Command> create(Settings settings, List<Task> tasks, long cursor, EpisodeSpec spec, Wiring wiring,
                                            long startVersion, long startStep, MetricsLog trajectories, MetricsLog metrics,
-                                           CompletableFuture<Summary> done) {
+                                           LongConsumer onStep, CompletableFuture<Summary> done) {
         GroupLedger ledger = new GroupLedger(tasks, settings.generations(), settings.maxInflight(), settings.groupsPerStep(),
                 settings.maxStaleness(), cursor);
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
             RolloutCoordinator c = new RolloutCoordinator(ctx, timers, settings, spec, wiring, ledger, startVersion, startStep,
-                    trajectories, metrics, done);
+                    trajectories, metrics, onStep, done);
             c.fill();
             return c;
         }));
@@ -94,7 +102,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     private RolloutCoordinator(ActorContext<Command> ctx, TimerScheduler<Command> timers, Settings settings, EpisodeSpec spec,
                                Wiring wiring, GroupLedger ledger, long version, long steps, MetricsLog trajectories, MetricsLog metrics,
-                               CompletableFuture<Summary> done) {
+                               LongConsumer onStep, CompletableFuture<Summary> done) {
         super(ctx);
         this.settings = settings;
         this.spec = spec;
@@ -104,6 +112,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         this.steps = steps;
         this.trajectories = trajectories;
         this.metrics = metrics;
+        this.onStep = onStep;
         this.done = done;
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
         this.trained = ctx.messageAdapter(BatchTrained.class, Trained::new);
@@ -150,6 +159,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                     .put("wall_s", (System.nanoTime() - started) / 1e9);
             for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
             metrics.write(line);
+            if (first.isEmpty()) {
+                first = r.metrics();
+                firstStep = steps;
+            }
+            last = r.metrics();
+            onStep.accept(steps);
             if (steps >= settings.steps()) return finish(null);
         }
         trainIfReady();
@@ -198,7 +213,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                     new WorkerProtocol.CancelEpisode(id, "the training run ended")));
         }
         done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.cursor(), (System.nanoTime() - started) / 1e9,
-                error));
+                error, firstStep, first, last));
         return Behaviors.stopped();
     }
 }

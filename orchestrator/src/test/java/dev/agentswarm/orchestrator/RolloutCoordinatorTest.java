@@ -65,6 +65,7 @@ class RolloutCoordinatorTest {
         final AtomicInteger launchedWhileTraining = new AtomicInteger();
         final Set<String> dropOnce = ConcurrentHashMap.newKeySet();
         final AtomicInteger requests = new AtomicInteger();
+        final AtomicLong stepsSeen = new AtomicLong();
         final List<TrainBatch> batches = new ArrayList<>();
         final List<String> violations = new ArrayList<>();
         long version;
@@ -120,10 +121,11 @@ class RolloutCoordinatorTest {
         Path trajectories = dir.resolve("trajectories.jsonl");
         Files.createFile(trajectories);
         CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
-        try (MetricsLog t = MetricsLog.open(trajectories, Long.MAX_VALUE); MetricsLog m = MetricsLog.open(dir.resolve("metrics.jsonl"), 0)) {
+        try (MetricsLog t = MetricsLog.appendOnly(trajectories); MetricsLog m = MetricsLog.open(dir.resolve("metrics.jsonl"), 0)) {
             ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region = kit.spawn(workers(w, workerMs));
             ActorRef<LearnerProtocol.Command> learner = kit.spawn(learner(w, trajectories, s.maxStaleness(), trainMs));
-            kit.spawn(RolloutCoordinator.create(s, TASKS, 0, SPEC, new RolloutCoordinator.Wiring(region, 8, learner), 0, 0, t, m, done));
+            kit.spawn(RolloutCoordinator.create(s, TASKS, 0, SPEC, new RolloutCoordinator.Wiring(region, 8, learner), 0, 0, t, m, w.stepsSeen::set,
+                    done));
             return done.get(60, TimeUnit.SECONDS);
         }
     }
@@ -135,6 +137,9 @@ class RolloutCoordinatorTest {
         assertNull(s.error());
         assertEquals(5, s.steps());
         assertEquals(5, s.version());
+        assertEquals(5, w.stepsSeen.get(), "progress is reported per update");
+        assertEquals(1, s.firstStep());
+        assertEquals(0.5, s.last().get("loss"));
         assertTrue(w.maxInflight.get() <= 8, "in flight at most 8, saw " + w.maxInflight.get());
         assertTrue(w.launchedWhileTraining.get() > 0, "generation goes on while the learner trains");
         assertEquals(List.of(), w.violations);

@@ -1,15 +1,12 @@
 package dev.agentswarm.app.cli;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.app.Training;
-import dev.agentswarm.core.json.Json;
 import dev.agentswarm.orchestrator.RolloutCoordinator;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,7 +41,8 @@ public final class TrainCommand implements Callable<Integer> {
     Path runDir;
 
     @Option(names = "--resume", paramLabel = "RUN_DIR",
-            description = "Continue a run from its latest checkpoint (with the run's own --config; --steps is the total to reach).")
+            description = "Continue a run from its latest checkpoint, with the configuration the run saved (train.conf); only --steps,"
+                    + " the total to reach, is taken from this command.")
     Path resume;
 
     @Mixin
@@ -65,27 +63,20 @@ public final class TrainCommand implements Callable<Integer> {
         r.line(String.format("%d learner steps, policy version %d, from %d episodes in %.1f s (%.2f episodes/s); %d stale groups dropped, %d episodes re-sent",
                 s.steps(), s.version(), s.episodes(), s.wallSeconds(), s.episodes() / Math.max(1e-9, s.wallSeconds()), s.staleDropped(),
                 s.resent()));
-        List<String> lines = Files.readAllLines(o.runDir().resolve("metrics.jsonl"));
-        JsonNode first = null;
-        JsonNode last = null;
-        for (String line : lines) {
-            JsonNode n = Json.parse(line);
-            if (!n.has("step")) continue;
-            if (first == null) first = n;
-            last = n;
-        }
-        if (first != null) {
-            r.line(String.format("reward %.3f (step 1) → %.3f (step %d); last loss %.4f, grad norm %.3f, learner %.0f tokens/s",
-                    first.path("reward_mean").asDouble(), last.path("reward_mean").asDouble(), last.path("step").asLong(),
-                    last.path("loss").asDouble(), last.path("grad_norm").asDouble(), last.path("tokens_per_s").asDouble()));
+        Map<String, Double> first = s.first();
+        Map<String, Double> last = s.last();
+        if (!last.isEmpty()) {
+            r.line(String.format("reward %.3f (step %d) → %.3f (step %d); last loss %.4f, grad norm %.3f, learner %.0f tokens/s",
+                    first.getOrDefault("reward_mean", Double.NaN), s.firstStep(), last.getOrDefault("reward_mean", Double.NaN), s.steps(),
+                    last.getOrDefault("loss", Double.NaN), last.getOrDefault("grad_norm", Double.NaN),
+                    last.getOrDefault("tokens_per_s", Double.NaN)));
         }
         r.line("written to " + o.runDir() + " (trajectories.jsonl, metrics.jsonl, checkpoints/; go on with --resume " + o.runDir() + ")");
         if (s.error() != null) r.line("stopped early: " + s.error());
         r.put("steps", s.steps()).put("version", s.version()).put("episodes", s.episodes()).put("stale_dropped", s.staleDropped())
                 .put("resent", s.resent()).put("wall_s", Report.round(s.wallSeconds(), 2))
                 .put("episodes_per_s", Report.round(s.episodes() / Math.max(1e-9, s.wallSeconds()), 2))
-                .put("reward_first", first == null ? null : first.path("reward_mean").asDouble())
-                .put("reward_last", last == null ? null : last.path("reward_mean").asDouble())
+                .put("reward_first", first.get("reward_mean")).put("reward_last", last.get("reward_mean"))
                 .put("run_dir", o.runDir().toString()).put("error", s.error());
         r.print(json.json);
         return s.error() == null ? 0 : 1;

@@ -26,6 +26,30 @@ public final class MetricsLog implements AutoCloseable {
         this.out = out;
     }
 
+    /**
+     * An append-only log whose lines are all kept ({@code trajectories.jsonl}): reopening only cuts a
+     * torn last line (every complete line ends with a newline), without reading the rest.
+     */
+    public static MetricsLog appendOnly(Path file) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        if (Files.exists(file)) {
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, StandardOpenOption.READ,
+                    StandardOpenOption.WRITE)) {
+                long end = ch.size();
+                java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+                while (end > 0) {
+                    one.clear();
+                    ch.read(one, end - 1);
+                    if (one.get(0) == '\n') break;
+                    end--;
+                }
+                ch.truncate(end);
+            }
+        }
+        return new MetricsLog(file, Files.newBufferedWriter(file, StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND));
+    }
+
     public static MetricsLog open(Path file, long keepThroughStep) throws IOException {
         Files.createDirectories(file.toAbsolutePath().getParent());
         if (Files.exists(file)) {

@@ -2,13 +2,14 @@ package dev.agentswarm.learner.rl;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import dev.agentswarm.learner.optim.AdamW;
 
 /**
  * The {@code agentswarm.learner.grpo} block, under TRL's and verl's names: the loss, how groups
  * become samples, and the optimizer step. Every validation error names its key.
  */
 public record GrpoSettings(int numGenerations, PolicyLoss.Settings loss, RolloutGroups.Settings groups, double learningRate,
-                           double maxGradNorm, int numIterations, int microBatchRows) {
+                           double maxGradNorm, int numIterations, int microBatchRows, AdamW.Settings adam) {
 
     public static final String PATH = "agentswarm.learner.grpo";
 
@@ -38,8 +39,15 @@ public record GrpoSettings(int numGenerations, PolicyLoss.Settings loss, Rollout
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(PATH + ": " + e.getMessage(), e);
             }
+            Config a = c.getConfig("adam");
+            AdamW.Settings adam;
+            try {
+                adam = new AdamW.Settings(a.getDouble("beta1"), a.getDouble("beta2"), a.getDouble("eps"), a.getDouble("weight-decay"));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(PATH + ".adam: " + e.getMessage(), e);
+            }
             return new GrpoSettings(c.getInt("num-generations"), loss, groups, c.getDouble("learning-rate"), c.getDouble("max-grad-norm"),
-                    c.getInt("num-iterations"), c.getInt("micro-batch-rows"));
+                    c.getInt("num-iterations"), c.getInt("micro-batch-rows"), adam);
         } catch (ConfigException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }

@@ -35,10 +35,10 @@ public final class GrpoTrainer implements AutoCloseable {
     private long version;
     private long steps;
 
-    public GrpoTrainer(CausalLm model, NDManager root, AdamW.Settings adam, GrpoSettings settings, ChatTemplate template, long version) {
+    public GrpoTrainer(CausalLm model, NDManager root, GrpoSettings settings, ChatTemplate template, long version) {
         this.model = model;
         this.settings = settings;
-        this.optimizer = new AdamW(model.namedParameters(), adam, root);
+        this.optimizer = new AdamW(model.namedParameters(), settings.adam(), root);
         this.step = new GrpoStep(model, null, optimizer, root, new PolicyLoss(settings.loss()));
         this.groups = new RolloutGroups(settings.groups(), new TurnPrompts(template));
         this.padId = template.tokenizer().padId();
@@ -59,18 +59,26 @@ public final class GrpoTrainer implements AutoCloseable {
         return Checkpoints.save(runDir, steps, version, model, optimizer, state);
     }
 
-    /**
-     * Continues from a checkpoint written by {@link #checkpoint}: its optimizer moments, step and
-     * version. The model must already hold the checkpoint's weights (it was loaded from them).
-     */
-    public void restore(Path checkpoint) throws IOException {
-        JsonNode state = Checkpoints.readJson(checkpoint);
-        if (!state.path("step").canConvertToLong() || !state.path("version").canConvertToLong()) {
-            throw new IllegalArgumentException(checkpoint.resolve(Checkpoints.STATE) + " needs step and version");
+    /** Where a checkpoint written by {@link #checkpoint} stands: its state.json, checked. */
+    public record Resume(long step, long version, long dataCursor) {
+
+        public static Resume read(Path checkpoint) throws IOException {
+            JsonNode state = Checkpoints.readJson(checkpoint);
+            if (!state.path("step").canConvertToLong() || !state.path("version").canConvertToLong()) {
+                throw new IllegalArgumentException(checkpoint.resolve(Checkpoints.STATE) + " needs step and version");
+            }
+            return new Resume(state.get("step").asLong(), state.get("version").asLong(), state.path("data_cursor").asLong());
         }
+    }
+
+    /**
+     * Continues from {@code checkpoint}, whose state was read as {@code at}: its optimizer moments,
+     * step and version. The model must already hold the checkpoint's weights (it was loaded from them).
+     */
+    public void restore(Path checkpoint, Resume at) throws IOException {
         optimizer.load(checkpoint.resolve(Checkpoints.OPTIMIZER));
-        steps = state.get("step").asLong();
-        version = state.get("version").asLong();
+        steps = at.step();
+        version = at.version();
     }
 
     public long steps() {
