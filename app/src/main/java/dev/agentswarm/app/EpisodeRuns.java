@@ -5,7 +5,6 @@ import com.typesafe.config.Config;
 import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.workers.SandboxPool;
-import java.util.ArrayList;
 import dev.agentswarm.core.tool.CalculatorTool;
 import dev.agentswarm.core.tool.FinishTool;
 import java.time.Duration;
@@ -35,9 +34,16 @@ public final class EpisodeRuns {
      * sandbox, which starts on the first code call.
      */
     public static ToolRegistry nodeTools(Config config) {
-        List<Tool> all = new ArrayList<>(List.of(new CalculatorTool(), new FinishTool()));
-        all.addAll(SandboxPool.fromConfig(config).tools());
-        return ToolRegistry.of(all);
+        ToolRegistry tools = builtInTools();
+        for (Tool t : SandboxPool.fromConfig(config).tools()) tools = tools.plus(t);
+        return tools;
+    }
+
+    /** The node's tools, then each suite tool whose name they do not already offer. */
+    public static ToolRegistry nodeTools(Config config, dev.agentswarm.environments.Suites suites) {
+        ToolRegistry tools = nodeTools(config);
+        for (Tool t : suites.tools()) if (tools.find(t.name()).isEmpty()) tools = tools.plus(t);
+        return tools;
     }
 
     /**
@@ -63,15 +69,6 @@ public final class EpisodeRuns {
             if (bar != null) bar.close();
         }
         return jobs.stream().map(j -> byId.get(j.episodeId())).toList();
-    }
-
-    /** The node's tools, then each suite tool whose name they do not already offer. */
-    public static ToolRegistry nodeTools(Config config, dev.agentswarm.environments.Suites suites) {
-        ToolRegistry node = nodeTools(config);
-        List<Tool> all = new ArrayList<>();
-        for (String name : node.names()) all.add(node.find(name).orElseThrow());
-        for (Tool t : suites.tools()) if (node.find(t.name()).isEmpty()) all.add(t);
-        return ToolRegistry.of(all);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.agentswarm.app.cli;
 import com.typesafe.config.Config;
 import dev.agentswarm.app.BatchRunner;
 import dev.agentswarm.app.EpisodeRuns;
+import dev.agentswarm.app.TrajectoryExport;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.policy.Policy;
@@ -161,16 +162,9 @@ public final class EvalCommand implements Callable<Integer> {
 
     /** Passing episodes' transcripts, one {"messages": […]} line each; returns how many. */
     private int writeDemonstrations(List<EvalReport.Episode> episodes) throws java.io.IOException {
-        if (demonstrations.getParent() != null) Files.createDirectories(demonstrations.getParent());
-        int n = 0;
-        try (BufferedWriter w = Files.newBufferedWriter(demonstrations, StandardCharsets.UTF_8)) {
-            for (EvalReport.Episode e : episodes) {
-                if (!EvalReport.passed(e)) continue;
-                w.write(Json.write(new Conversation(e.trajectory().transcript(), List.of()).toHuggingFace()));
-                w.newLine();
-                n++;
-            }
-        }
-        return n;
+        List<com.fasterxml.jackson.databind.node.ObjectNode> demos = episodes.stream().filter(EvalReport::passed)
+                .map(e -> TrajectoryExport.toMessages(e.trajectory())).toList();
+        TrajectoryExport.write(demos, demonstrations);
+        return demos.size();
     }
 }

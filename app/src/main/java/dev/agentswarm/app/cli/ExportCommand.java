@@ -28,7 +28,7 @@ public final class ExportCommand implements Callable<Integer> {
     Path out;
 
     @Option(names = "--min-reward", defaultValue = "-Infinity",
-            description = "messages: only episodes with at least this reward (default: every answered one).")
+            description = "messages: only episodes with at least this reward (default: every answered, scored one).")
     double minReward;
 
     @Option(names = "--min-gap", defaultValue = "0.1", description = "trl-dpo: least reward gap between chosen and rejected (default ${DEFAULT-VALUE}).")

@@ -5,7 +5,6 @@ import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.Trajectory;
-import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.policy.chat.ChatTemplate;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -16,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * Where DPO's pairs come from: a TRL-format JSONL file ({@code prompt} / {@code chosen} /
@@ -61,6 +62,23 @@ public final class PreferencePairs {
         return new PreferencePair(template.prompt(prompt, List.of()), completionIds(prompt, chosen), completionIds(prompt, rejected));
     }
 
+    /** A group's best- and worst-rewarded rollouts. */
+    public record Extremes(Trajectory best, Trajectory worst) {
+
+        /**
+         * Among the scored rollouts of {@code group} that answered at least once and pass
+         * {@code usable}: the best and the worst, when their rewards differ by at least {@code minGap}.
+         */
+        public static Optional<Extremes> of(List<Trajectory> group, double minGap, Predicate<Trajectory> usable) {
+            List<Trajectory> scored = group.stream().filter(t -> t.reward() != null && !t.assistantTurns().isEmpty() && usable.test(t))
+                    .sorted(Comparator.comparingDouble(t -> -t.reward().total())).toList();
+            if (scored.size() < 2) return Optional.empty();
+            Trajectory best = scored.get(0);
+            Trajectory worst = scored.get(scored.size() - 1);
+            return best.reward().total() - worst.reward().total() < minGap ? Optional.empty() : Optional.of(new Extremes(best, worst));
+        }
+    }
+
     /**
      * At most one pair per group (the rollouts of one task): its best and worst first completions,
      * when their rewards differ by at least {@code minGap}. They share their prompt, so only the
@@ -69,17 +87,11 @@ public final class PreferencePairs {
     public static List<PreferencePair> fromRollouts(List<List<Trajectory>> groups, double minGap, TurnPrompts prompts) {
         List<PreferencePair> out = new ArrayList<>();
         for (List<Trajectory> g : groups) {
-            List<Trajectory> scored = g.stream().filter(t -> t.reward() != null && !t.assistantTurns().isEmpty()
-                    && t.assistantTurns().get(0).tokenIds().length > 0).sorted(Comparator.comparingDouble(t -> -t.reward().total())).toList();
-            if (scored.size() < 2) continue;
-            Trajectory best = scored.get(0);
-            Trajectory worst = scored.get(scored.size() - 1);
-            if (best.reward().total() - worst.reward().total() < minGap) continue;
-            int[] prompt = prompts.of(best).get(0);
-            if (!Arrays.equals(prompt, prompts.of(worst).get(0))) continue; // different prompts are not a preference
-            Turn c = best.assistantTurns().get(0);
-            Turn r = worst.assistantTurns().get(0);
-            out.add(new PreferencePair(prompt, c.tokenIds(), r.tokenIds()));
+            Extremes e = Extremes.of(g, minGap, t -> t.assistantTurns().get(0).tokenIds().length > 0).orElse(null);
+            if (e == null) continue;
+            int[] prompt = prompts.of(e.best()).get(0);
+            if (!Arrays.equals(prompt, prompts.of(e.worst()).get(0))) continue; // different prompts are not a preference
+            out.add(new PreferencePair(prompt, e.best().assistantTurns().get(0).tokenIds(), e.worst().assistantTurns().get(0).tokenIds()));
         }
         return out;
     }
