@@ -16,7 +16,8 @@ import java.util.function.Supplier;
  * The code tools an episode calls: {@code python} (and the same under seed 002's name,
  * {@code code_interpreter}) runs cells in the episode's stateful session; {@code bash} runs a command
  * in that session's work folder. An episode's session opens on its first call and closes when the
- * episode ends ({@link Tool#release}). What a call returns is what the model reads: the output,
+ * episode ends ({@link Tool#release}); one that failed to open or was closed as idle is opened
+ * again. What a call returns is what the model reads: the output,
  * then the error stream, the exit status and the limit that stopped it, when there are any.
  */
 public final class CodeTools {
@@ -70,7 +71,13 @@ public final class CodeTools {
 
     /** The session of {@code episodeId}, opened on first use (waiting for a free one when all are taken). */
     public CompletionStage<SandboxSession> session(String episodeId) {
-        return sessions.computeIfAbsent(episodeId, id -> sandbox.get().openSession());
+        // A session that failed to open, or was closed as idle, is opened again rather than failing every later call.
+        return sessions.compute(episodeId, (id, known) -> known == null || unusable(known) ? sandbox.get().openSession() : known);
+    }
+
+    private static boolean unusable(CompletionStage<SandboxSession> stage) {
+        CompletableFuture<SandboxSession> f = stage.toCompletableFuture();
+        return f.isCompletedExceptionally() || (f.isDone() && !f.join().isOpen());
     }
 
     /** Closes the session of {@code episodeId}, if it has one, once it is open. */

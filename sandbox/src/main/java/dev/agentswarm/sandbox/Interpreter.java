@@ -124,10 +124,6 @@ final class Interpreter {
         return process.isAlive();
     }
 
-    long pid() {
-        return process.pid();
-    }
-
     /** Kills the interpreter and everything it started; removes its host work folder (isolation none). */
     void kill() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);

@@ -36,6 +36,9 @@ class CodeToolsTest {
             Thread.sleep(200);
             assertEquals(1, sandbox.openSessions());
             assertTrue(call(python, "a", "code", "x").contains("NameError"), "a later episode with that id starts afresh");
+            call(python, "b", "code", "y = 1");
+            tools.session("b").toCompletableFuture().join().close(); // as the idle sweep would
+            assertEquals("2", call(python, "b", "code", "1 + 1"), "a closed session is opened again, not failed forever");
             tools.release("a");
             tools.release("b");
         }
