@@ -1,5 +1,7 @@
 package dev.agentswarm.app.bench;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.cli.Report;
 import dev.agentswarm.sandbox.Execution;
@@ -33,11 +35,14 @@ public final class SandboxBenchmark {
 
     private SandboxBenchmark() {}
 
-    public static Map<String, Object> run(SandboxSettings settings, int calls, boolean java, Consumer<String> log) {
+    /** @param sandbox the {@code agentswarm.sandbox} block; the unisolated and JDK variants are derived from it */
+    public static Map<String, Object> run(Config sandbox, int calls, boolean java, Consumer<String> log) {
+        SandboxSettings settings = SandboxSettings.fromConfig(sandbox);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("isolation", settings.isolation().name().toLowerCase(Locale.ROOT));
         try (Sandbox isolated = Sandbox.create(settings);
-             Sandbox open = Sandbox.create(unisolated(settings))) {
+             Sandbox open = Sandbox.create(SandboxSettings.fromConfig(sandbox.withValue("isolation", ConfigValueFactory.fromAnyRef("none"))
+                     .withValue("warm-sessions", ConfigValueFactory.fromAnyRef(0))))) {
             SandboxSession session = isolated.openSession().toCompletableFuture().join();
             for (int i = 0; i < 5; i++) { // process caches, JIT: untimed
                 check(isolated.run(Language.PYTHON, PROGRAM, "").toCompletableFuture().join());
@@ -76,19 +81,18 @@ public final class SandboxBenchmark {
             out.put("calls_per_s", statefulRate);
             out.put("fresh_runs_per_s", freshRate);
         }
-        if (java) javaLatency(settings, Math.max(5, calls / 20), out, log);
+        if (java) javaLatency(sandbox, Math.max(5, calls / 20), out, log);
         return out;
     }
 
     /** A Java source program (the JDK's single-file launcher: compile, then run) in a fresh sandbox. */
-    private static void javaLatency(SandboxSettings settings, int runs, Map<String, Object> out, Consumer<String> log) {
+    private static void javaLatency(Config sandbox, int runs, Map<String, Object> out, Consumer<String> log) {
         String jdkConfig = "/etc/java-" + Runtime.version().feature() + "-openjdk";
-        List<String> binds = new ArrayList<>(settings.readOnlyBinds());
+        List<String> binds = new ArrayList<>(sandbox.getStringList("ro-binds"));
         binds.add(jdkConfig);
-        SandboxSettings withJdk = new SandboxSettings(settings.isolation(), settings.bwrapPath(), settings.wallTimeout(),
-                settings.cpuSeconds(), Math.max(settings.memoryBytes(), 1L << 30), settings.processes(), settings.fileSizeBytes(),
-                settings.workSizeBytes(), settings.maxOutputBytes(), settings.slots(), settings.firstUid(), settings.sessions(), 0,
-                settings.sessionCpuSeconds(), settings.sessionIdleTimeout(), binds);
+        SandboxSettings withJdk = SandboxSettings.fromConfig(sandbox.withValue("ro-binds", ConfigValueFactory.fromIterable(binds))
+                .withValue("memory", ConfigValueFactory.fromAnyRef(Math.max(sandbox.getBytes("memory"), 1L << 30)))
+                .withValue("warm-sessions", ConfigValueFactory.fromAnyRef(0)));
         try (Sandbox s = Sandbox.create(withJdk)) {
             check(s.run(Language.BASH, JAVA_PROGRAM, "").toCompletableFuture().join());
             long[] t = new long[runs];
@@ -96,12 +100,6 @@ public final class SandboxBenchmark {
             percentiles(out, "java_source", t);
             log.accept("java source program: p50 " + out.get("java_source_p50_ms") + " ms");
         }
-    }
-
-    private static SandboxSettings unisolated(SandboxSettings s) {
-        return new SandboxSettings(SandboxSettings.Isolation.NONE, s.bwrapPath(), s.wallTimeout(), s.cpuSeconds(), s.memoryBytes(),
-                s.processes(), s.fileSizeBytes(), s.workSizeBytes(), s.maxOutputBytes(), s.slots(), s.firstUid(), s.sessions(), 0,
-                s.sessionCpuSeconds(), s.sessionIdleTimeout(), s.readOnlyBinds());
     }
 
     /** Calls/s with {@code callers} callers each making its share of {@code calls}, one after another. */

@@ -1,8 +1,6 @@
 package dev.agentswarm.app.cli;
 
-import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.app.bench.SandboxBenchmark;
-import dev.agentswarm.sandbox.SandboxSettings;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -30,8 +28,8 @@ public final class BenchSandboxCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (calls < 8) throw new IllegalArgumentException("--calls must be >= 8");
-        SandboxSettings settings = SandboxSettings.fromConfig(ConfigFactory.load().getConfig("agentswarm.sandbox"));
-        Map<String, Object> f = SandboxBenchmark.run(settings, calls, java, line -> spec.commandLine().getErr().println(line));
+        Map<String, Object> f = SandboxBenchmark.run(dev.agentswarm.app.SwarmNode.loadConfig(null).getConfig("agentswarm.sandbox"), calls, java,
+                line -> spec.commandLine().getErr().println(line));
         Report r = new Report();
         r.line(String.format("one-line Python program, %d calls each (isolation %s):", calls, f.get("isolation")));
         r.line(String.format("  fresh sandbox      p50 %6.2f ms  p99 %6.2f ms", (Double) f.get("fresh_p50_ms"), (Double) f.get("fresh_p99_ms")));
