@@ -147,25 +147,27 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         training = false;
         BatchTrained r = m.result();
         ObjectNode line = Json.object();
+        // Every line carries the step it came after, so a resume keeps the lines of what it keeps.
         if (r.error() != null) {
             getContext().getLog().warn("the learner refused batch {}: {}", r.batchId(), r.error());
-            line.put("batch", r.batchId()).put("error", r.error());
-            metrics.write(line);
+            metrics.write(line.put("step", steps).put("batch", r.batchId()).put("error", r.error()));
         } else {
             version = r.version();
-            steps++;
+            if (r.published()) steps = r.step(); // the learner's count: a batch it could not train on is no update
             line.put("step", steps).put("version", version).put("published", r.published()).put("episodes", episodes)
                     .put("stale_dropped", staleDropped).put("inflight", ledger.inflight())
                     .put("wall_s", (System.nanoTime() - started) / 1e9);
             for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
             metrics.write(line);
-            if (first.isEmpty()) {
-                first = r.metrics();
-                firstStep = steps;
+            if (r.published()) {
+                if (first.isEmpty()) {
+                    first = r.metrics();
+                    firstStep = steps;
+                }
+                last = r.metrics();
+                onStep.accept(steps);
+                if (steps >= settings.steps()) return finish(null);
             }
-            last = r.metrics();
-            onStep.accept(steps);
-            if (steps >= settings.steps()) return finish(null);
         }
         trainIfReady();
         fill();

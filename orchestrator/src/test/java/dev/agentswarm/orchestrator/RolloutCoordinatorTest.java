@@ -66,6 +66,7 @@ class RolloutCoordinatorTest {
         final Set<String> dropOnce = ConcurrentHashMap.newKeySet();
         final AtomicInteger requests = new AtomicInteger();
         final AtomicLong stepsSeen = new AtomicLong();
+        final AtomicInteger untrainable = new AtomicInteger(); // batches the learner answers with no update
         final List<TrainBatch> batches = new ArrayList<>();
         final List<String> violations = new ArrayList<>();
         long version;
@@ -103,6 +104,12 @@ class RolloutCoordinatorTest {
                     if (GroupLedger.staleness(g, w.version) > maxStaleness) w.violations.add("stale group " + g.get(0).groupId());
                     for (Trajectory t : g) if (!written.contains(t.episodeId())) w.violations.add("not yet written: " + t.episodeId());
                 }
+            }
+            if (w.untrainable.getAndUpdate(n -> Math.max(0, n - 1)) > 0) { // every group dropped: nothing changes
+                long v = w.version;
+                w.training.set(false);
+                b.replyTo().tell(new BatchTrained(b.batchId(), v, v, false, Map.of("groups_dropped", 2.0), null));
+                return Behaviors.same();
             }
             CompletableFuture.runAsync(() -> {
                 long v;
@@ -156,6 +163,28 @@ class RolloutCoordinatorTest {
         JsonNode last = Json.parse(metrics.get(4));
         assertEquals(5, last.get("step").asLong());
         assertEquals(0.5, last.get("loss").asDouble());
+    }
+
+    @Test
+    void onlyBatchesTheLearnerTrainedOnCountAsSteps(@TempDir Path dir) throws Exception {
+        World w = new World();
+        w.untrainable.set(2);
+        RolloutCoordinator.Summary s = run(w, new RolloutCoordinator.Settings(2, 8, 1, 5, 3, false, Duration.ofSeconds(30)), dir, 5, 5);
+        assertEquals(3, s.steps(), "three real updates, not three batches");
+        assertEquals(3, s.version());
+        assertEquals(5, w.batches.size());
+        List<String> lines = Files.readAllLines(dir.resolve("metrics.jsonl"));
+        assertEquals(5, lines.size());
+        assertEquals(0, Json.parse(lines.get(1)).get("step").asLong(), "no update yet: the lines say so");
+        assertEquals(false, Json.parse(lines.get(1)).get("published").asBoolean());
+        assertEquals(List.of(1L, 2L, 3L), lines.subList(2, 5).stream().map(l -> {
+            try {
+                return Json.parse(l).get("step").asLong();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }).toList());
+        assertEquals(3, w.stepsSeen.get());
     }
 
     @Test
