@@ -65,8 +65,8 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
         GrpoTrainer.Result r;
         try {
             r = trainer.train(t.groups());
-        } catch (IllegalArgumentException e) {
-            getContext().getLog().warn("refused a training batch: {}", e.getMessage());
+        } catch (RuntimeException e) { // a malformed batch, or the engine failing on it: the sender hears why, the policy is unchanged
+            getContext().getLog().warn("refused a training batch: {}", e.toString());
             t.replyTo().tell(new BatchTrained(t.batchId(), trainer.steps(), trainer.version(), false, Map.of(), e.getMessage()));
             return this;
         }

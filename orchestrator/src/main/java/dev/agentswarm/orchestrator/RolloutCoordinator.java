@@ -18,6 +18,7 @@ import java.util.function.LongConsumer;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -95,6 +96,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
             RolloutCoordinator c = new RolloutCoordinator(ctx, timers, settings, spec, wiring, ledger, startVersion, startStep,
                     trajectories, metrics, onStep, done);
+            ctx.watch(wiring.learner()); // a learner that dies ends the run with why, instead of leaving it waiting
             c.fill();
             return c;
         }));
@@ -126,6 +128,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                 .onMessage(Answered.class, this::onAnswered)
                 .onMessage(Trained.class, this::onTrained)
                 .onMessageEquals(CheckOverdue.INSTANCE, this::onCheckOverdue)
+                .onSignal(Terminated.class, t -> finish("the learner stopped (see its log); the run ends at step " + steps))
                 .build();
     }
 

@@ -188,6 +188,23 @@ class RolloutCoordinatorTest {
     }
 
     @Test
+    void aLearnerThatDiesEndsTheRunWithWhyInsteadOfHangingIt(@TempDir Path dir) throws Exception {
+        Path trajectories = dir.resolve("trajectories.jsonl");
+        CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
+        World w = new World();
+        try (MetricsLog t = MetricsLog.appendOnly(trajectories); MetricsLog m = MetricsLog.open(dir.resolve("metrics.jsonl"), 0)) {
+            ActorRef<LearnerProtocol.Command> dying = kit.spawn(Behaviors.receiveMessage(msg -> {
+                throw new IllegalStateException("the engine crashed");
+            }));
+            kit.spawn(RolloutCoordinator.create(new RolloutCoordinator.Settings(2, 4, 1, 1, 3, false, Duration.ofSeconds(30)), TASKS, 0,
+                    SPEC, new RolloutCoordinator.Wiring(kit.spawn(workers(w, 5)), 8, dying), 0, 0, t, m, x -> {}, done));
+            RolloutCoordinator.Summary s = done.get(30, TimeUnit.SECONDS);
+            assertTrue(s.error().contains("the learner stopped"), s.error());
+            assertEquals(0, s.steps());
+        }
+    }
+
+    @Test
     void groupsSampledTooLongAgoAreDroppedNotTrained(@TempDir Path dir) throws Exception {
         World w = new World();
         // Six groups in flight, one per update, and max-staleness 0: whatever was out during an update is stale.
