@@ -35,6 +35,8 @@ public final class GroupLedger {
     private final Map<String, Out> inflight = new LinkedHashMap<>();
     private final Map<String, List<Trajectory>> open = new HashMap<>();
     private final Deque<List<Trajectory>> ready = new ArrayDeque<>();
+    /** Where in the task order each group not yet trained on (or dropped) was launched. */
+    private final Map<String, Long> pending = new HashMap<>();
     private long cursor;
     private long groupsLaunched;
     private int staleDropped;
@@ -62,6 +64,7 @@ public final class GroupLedger {
         for (int g = 0; g < maxGroups && inflight.size() + generations <= maxInflight; g++) {
             Task task = tasks.get((int) Math.floorMod(cursor, (long) tasks.size()));
             String groupId = "g" + groupsLaunched + "-" + task.id();
+            pending.put(groupId, cursor);
             cursor++;
             groupsLaunched++;
             open.put(groupId, new ArrayList<>());
@@ -94,12 +97,18 @@ public final class GroupLedger {
     public Batch takeBatch(long version) {
         ready.removeIf(g -> {
             boolean stale = staleness(g, version) > maxStaleness;
-            if (stale) staleDropped++;
+            if (stale) {
+                staleDropped++;
+                pending.remove(g.get(0).groupId());
+            }
             return stale;
         });
         if (ready.size() < groupsPerStep) return null;
         List<List<Trajectory>> groups = new ArrayList<>();
-        for (int i = 0; i < groupsPerStep; i++) groups.add(ready.poll());
+        for (int i = 0; i < groupsPerStep; i++) {
+            groups.add(ready.poll());
+            pending.remove(groups.get(i).get(0).groupId());
+        }
         int dropped = staleDropped;
         staleDropped = 0;
         return new Batch(groups, dropped);
@@ -139,7 +148,17 @@ public final class GroupLedger {
         return ready.size();
     }
 
+    /** The next task to launch. */
     public long cursor() {
         return cursor;
+    }
+
+    /**
+     * Where a resumed run should start: the launch position of the oldest group not yet handed to
+     * the learner (out, or complete and waiting), so none of their tasks is skipped; the cursor when
+     * there is none.
+     */
+    public long resumeCursor() {
+        return pending.values().stream().mapToLong(Long::longValue).min().orElse(cursor);
     }
 }

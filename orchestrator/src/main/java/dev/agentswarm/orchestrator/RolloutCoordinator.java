@@ -192,7 +192,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         if (b == null) return;
         staleDropped += b.staleDropped();
         training = true;
-        wiring.learner().tell(new TrainBatch(++batches, b.groups(), ledger.cursor(), trained));
+        wiring.learner().tell(new TrainBatch(++batches, b.groups(), ledger.resumeCursor(), trained));
     }
 
     /** Sends what the in-flight bound allows; in sync mode only a fresh round once the last update is done. */
@@ -217,7 +217,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             wiring.region().tell(new ShardingEnvelope<>(WorkerProtocol.entityIdFor(id, wiring.entities()),
                     new WorkerProtocol.CancelEpisode(id, "the training run ended")));
         }
-        done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.cursor(), (System.nanoTime() - started) / 1e9,
+        done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.resumeCursor(), (System.nanoTime() - started) / 1e9,
                 error, firstStep, first, last));
         return Behaviors.stopped();
     }

@@ -59,7 +59,9 @@ class GroupLedgerTest {
         assertEquals(1, l.readyGroups());
         l.accept(answer("g3-t0#0", 2));
         l.accept(answer("g3-t0#1", 3));
+        assertEquals(2, l.resumeCursor(), "g2 (launched at 2) is complete but not yet trained on: a resume redoes it");
         b = l.takeBatch(3);
+        assertEquals(4, l.resumeCursor(), "all handed over or dropped: a resume goes on after them");
         assertEquals(2, b.groups().size());
         assertEquals(2, b.staleDropped());
         assertEquals(1, GroupLedger.staleness(b.groups().get(1), 3), "the oldest turn decides");
