@@ -153,7 +153,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         // Every line carries the step it came after, so a resume keeps the lines of what it keeps.
         if (r.error() != null) {
             getContext().getLog().warn("the learner refused batch {}: {}", r.batchId(), r.error());
-            metrics.write(line.put("step", steps).put("batch", r.batchId()).put("error", r.error()));
+            metrics.append(line.put("step", steps).put("batch", r.batchId()).put("error", r.error()));
         } else {
             version = r.version();
             if (r.published()) steps = r.step(); // the learner's count: a batch it could not train on is no update
@@ -161,7 +161,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                     .put("stale_dropped", staleDropped).put("inflight", ledger.inflight())
                     .put("wall_s", (System.nanoTime() - started) / 1e9);
             for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
-            metrics.write(line);
+            metrics.append(line);
             if (r.published()) {
                 if (first.isEmpty()) {
                     first = r.metrics();

@@ -180,6 +180,30 @@ class SuiteEpisodeTest {
     }
 
     @Test
+    void aScorerThatNeverAnswersFailsTheRewardAtTheToolTimeoutAndTheEpisodeStillEnds() {
+        TaskEnvironments never = (task, episode) -> Optional.of(new TaskEnvironment() {
+            @Override
+            public RewardBreakdown score(Trajectory trajectory) {
+                throw new AssertionError("the episode must use scoreAsync");
+            }
+
+            @Override
+            public CompletionStage<RewardBreakdown> scoreAsync(Trajectory trajectory) {
+                return new CompletableFuture<>(); // a grader stuck for good
+            }
+
+            @Override
+            public void close() {}
+        });
+        EpisodeHarness h = EpisodeHarness.on(kit, ScriptedPolicy.replies("42"), ToolRegistry.of(), never);
+        EpisodeSpec spec = EpisodeSpec.fromConfig(ConfigFactory.load().getConfig("agentswarm.episode")).withTools(List.of());
+        spec = spec.withLimits(spec.maxTurns(), spec.tokenBudget(), spec.contextBudget(), spec.deadlineMillis(), 300);
+        Trajectory t = h.runAll(List.of("stuck"), List.of(new Task("t", "q", "42", Map.of(Task.SUITE, "any"))), spec).get(0);
+        assertEquals("42", t.finalAnswer(), t.toString());
+        assertTrue(t.error().contains("scoring did not finish within tool-timeout (300 ms)"), t.error());
+    }
+
+    @Test
     void tasksWithoutASuiteRunAsBeforeWithNoReward() {
         EpisodeHarness h = EpisodeHarness.on(kit, ScriptedPolicy.replies("42"), ToolRegistry.of(), TaskEnvironments.NONE);
         Trajectory t = h.run(Task.of("t", "q"));

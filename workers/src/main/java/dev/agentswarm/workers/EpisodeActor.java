@@ -329,7 +329,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         } catch (RuntimeException e) {
             reward = CompletableFuture.failedFuture(e);
         }
-        getContext().pipeToSelf(reward, (r, failure) -> new Scored(done, r, failure));
+        // Bounded like a tool call: a scorer that never answers fails the reward, not the episode's slot.
+        CompletableFuture<RewardBreakdown> bounded = reward.toCompletableFuture().copy()
+                .orTimeout(spec.toolTimeoutMillis(), TimeUnit.MILLISECONDS);
+        getContext().pipeToSelf(bounded, (r, failure) -> new Scored(done, r, failure));
         return Behaviors.receive(Command.class)
                 .onMessage(Scored.class, this::onScored)
                 .onSignal(PostStop.class, stop -> released())
@@ -342,7 +345,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         if (s.failure() == null) {
             t = t.withReward(s.reward());
         } else {
-            Throwable e = s.failure() instanceof CompletionException && s.failure().getCause() != null ? s.failure().getCause() : s.failure();
+            Throwable e = unwrap(s.failure());
+            if (e instanceof java.util.concurrent.TimeoutException) {
+                e = new java.util.concurrent.TimeoutException("scoring did not finish within tool-timeout (" + spec.toolTimeoutMillis() + " ms)");
+            }
             getContext().getLog().warn("episode {}: scoring failed", request.episodeId(), e);
             String why = "reward failed: " + describe(e);
             t = new Trajectory(t.episodeId(), t.groupId(), t.taskId(), t.prompt(), t.turns(), t.finalAnswer(),

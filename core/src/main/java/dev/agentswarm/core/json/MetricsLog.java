@@ -1,6 +1,5 @@
 package dev.agentswarm.core.json;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -70,10 +69,6 @@ public final class MetricsLog implements AutoCloseable {
 
     public Path file() {
         return file;
-    }
-
-    public void write(ObjectNode line) {
-        append(line);
     }
 
     /** Any record, as one JSON line, flushed before this returns. */

@@ -29,7 +29,7 @@ class MetricsLogTest {
         Path file = dir.resolve("metrics.jsonl");
         Files.writeString(file, "{\"step\":1}\n{\"step\":2}\n{\"step\":3}\n{\"step\":4");
         try (MetricsLog log = MetricsLog.open(file, 2)) {
-            log.write(Json.object().put("step", 3));
+            log.append(Json.object().put("step", 3));
         }
         assertEquals(List.of("{\"step\":1}", "{\"step\":2}", "{\"step\":3}"), Files.readAllLines(file));
     }

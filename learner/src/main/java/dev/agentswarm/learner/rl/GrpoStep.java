@@ -60,13 +60,11 @@ public final class GrpoStep {
         PolicyLoss.Batch shape = new PolicyLoss.Batch(tokens, sequences, batches.size(), maxCompletionLength);
         InferenceThreads.noGradHere();
         try (NDManager batch = root.newSubManager()) {
-            List<NDArray> ids = new ArrayList<>();
             List<NDArray> masks = new ArrayList<>();
             List<NDArray> olds = new ArrayList<>();
             List<NDArray> refs = new ArrayList<>();
             for (RlMicroBatch b : batches) {
                 NDArray x = b.tokens().idsArray(batch);
-                ids.add(x);
                 masks.add(b.tokens().maskArray(batch));
                 olds.add(iterations > 1 ? model.tokenLogProbs(ps, x, false) : null);
                 refs.add(reference != null && loss.settings().beta() > 0 ? reference.tokenLogProbs(ps, x, false) : null);

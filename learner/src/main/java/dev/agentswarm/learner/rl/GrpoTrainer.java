@@ -36,6 +36,8 @@ public final class GrpoTrainer implements AutoCloseable {
     private long steps;
 
     public GrpoTrainer(CausalLm model, NDManager root, GrpoSettings settings, ChatTemplate template, long version) {
+        // Checked before the optimizer allocates its moments, so a refusal leaks nothing.
+        if (settings.loss().beta() > 0) throw new IllegalArgumentException(GrpoSettings.PATH + ".beta > 0 needs a reference model: not offered yet");
         this.model = model;
         this.settings = settings;
         this.optimizer = new AdamW(model.namedParameters(), settings.adam(), root);
@@ -43,7 +45,6 @@ public final class GrpoTrainer implements AutoCloseable {
         this.groups = new RolloutGroups(settings.groups(), new TurnPrompts(template));
         this.padId = template.tokenizer().padId();
         this.version = version;
-        if (settings.loss().beta() > 0) throw new IllegalArgumentException(GrpoSettings.PATH + ".beta > 0 needs a reference model: not offered yet");
     }
 
     public long version() {
@@ -96,7 +97,7 @@ public final class GrpoTrainer implements AutoCloseable {
         staleness(finished, m);
         if (batch.samples().isEmpty()) return new Result(steps, version, null, m);
         GrpoStep.Outcome o = step.run(RlMicroBatch.split(batch.samples(), settings.microBatchRows(), padId), settings.learningRate(),
-                settings.maxGradNorm() == 0 ? Double.POSITIVE_INFINITY : settings.maxGradNorm(), settings.numIterations(),
+                settings.maxGradNorm(), settings.numIterations(), // 0 = no clipping, as GradClipping reads it
                 settings.groups().maxCompletionTokens());
         steps++;
         version++;

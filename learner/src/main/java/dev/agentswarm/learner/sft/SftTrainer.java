@@ -210,7 +210,7 @@ public final class SftTrainer implements AutoCloseable {
             trainSeconds += seconds;
             StepResult result = new StepResult(step, totalSteps, outcome.loss(), lr, outcome.gradNorm(), stepTokens, trained,
                     seconds, elapsed);
-            metrics.write(stepLine(result));
+            metrics.append(stepLine(result));
             listener.onStep(result);
             if (eval != null && config.evalEvery() > 0 && step % config.evalEvery() == 0) {
                 evalLoss = evaluate(listener);
@@ -238,7 +238,7 @@ public final class SftTrainer implements AutoCloseable {
         line.put("step", state.step());
         line.put("eval_loss", loss);
         line.put("eval_tokens", eval.stats().trainedTokens());
-        metrics.write(line);
+        metrics.append(line);
         listener.onEval(state.step(), loss);
         return loss;
     }
