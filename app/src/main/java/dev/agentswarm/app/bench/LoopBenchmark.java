@@ -101,11 +101,17 @@ public final class LoopBenchmark {
     public static Map<String, Object> asyncOverSync(Config base, int steps, int rounds, Consumer<String> log) throws Exception {
         double[] sync = new double[rounds];
         double[] async = new double[rounds];
-        Path dir = Files.createTempDirectory("bench-loop"); // small logs; left for a look
-        for (int r = 0; r < rounds; r++) {
-            sync[r] = episodesPerSecond(base, steps, true, dir.resolve("sync-" + r));
-            async[r] = episodesPerSecond(base, steps, false, dir.resolve("async-" + r));
-            log.accept(String.format("round %d: sync %.2f episodes/s, async %.2f episodes/s", r + 1, sync[r], async[r]));
+        Path dir = Files.createTempDirectory("bench-loop");
+        try {
+            for (int r = 0; r < rounds; r++) {
+                sync[r] = episodesPerSecond(base, steps, true, dir.resolve("sync-" + r));
+                async[r] = episodesPerSecond(base, steps, false, dir.resolve("async-" + r));
+                log.accept(String.format("round %d: sync %.2f episodes/s, async %.2f episodes/s", r + 1, sync[r], async[r]));
+            }
+        } finally { // each run leaves logs and a checkpoint of weights and moments
+            try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+                all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
         }
         Arrays.sort(sync);
         Arrays.sort(async);
