@@ -38,7 +38,12 @@ public final class SwarmNode implements AutoCloseable {
      * defaults ({@code swarm-node.conf}) over every module's {@code reference.conf}.
      */
     public static Config loadConfig(Path userFile) {
-        Config base = ConfigFactory.parseResources("swarm-node.conf").withFallback(ConfigFactory.load());
+        return loadConfig(userFile, ConfigFactory.empty());
+    }
+
+    /** The same, with {@code defaults} (a command's own settings) between the user's file and the node's. */
+    public static Config loadConfig(Path userFile, Config defaults) {
+        Config base = defaults.withFallback(ConfigFactory.parseResources("swarm-node.conf")).withFallback(ConfigFactory.load());
         Config user = ConfigFactory.empty();
         if (userFile != null) {
             if (!Files.isRegularFile(userFile)) throw new IllegalArgumentException("config file " + userFile + " does not exist");

@@ -82,7 +82,7 @@ class CliTest {
 
     @Test
     void demoReplaysTheShippedRunExactly() throws Exception {
-        Result demo = swarm("demo", "--json");
+        Result demo = swarm("demo", "--replay", "--json");
         assertEquals(0, demo.exit(), demo.out() + demo.err());
         assertTrue(demo.out().contains("REPLAY"), "the demo says it is a replay");
         JsonNode j = demo.json();

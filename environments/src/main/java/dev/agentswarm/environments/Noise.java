@@ -12,6 +12,9 @@ public record Noise(double wastedCall, double filler, double wrongFirstCall) {
 
     public static final Noise NONE = new Noise(0, 0, 0);
 
+    /** The chatty opening the oracles put before their thoughts under {@code filler} noise. */
+    public static final String FILLER = "Okay, let me think about this carefully and make sure I get every step right. ";
+
     public Noise {
         check("wasted-call", wastedCall);
         check("filler", filler);

@@ -65,6 +65,19 @@ class EpisodeLoopTest {
     }
 
     @Test
+    void aSpecWithoutToolsInPromptStillRunsTheToolsButLeavesTheirBlockOut() {
+        var h = harness(ScriptedPolicy.replies(call("calculator", "{\"expression\": \"6 * 7\"}"), "42"));
+        EpisodeSpec s = h.spec();
+        EpisodeSpec bare = new EpisodeSpec(s.systemPrompt(), s.format(), s.tools(), s.toolChoice(), s.maxTurns(), s.tokenBudget(),
+                s.contextBudget(), s.deadlineMillis(), s.toolTimeoutMillis(), s.maxToolResultChars(), s.sampling(), false)
+                .withSystemPrompt("Use the calculator.").withMaxTurns(4);
+        assertFalse(bare.toolsInPrompt(), "the with-methods keep the setting");
+        Trajectory t = h.run(Task.of("t", "6 * 7?"), bare);
+        assertThat(t).stoppedBecause(StopReason.FINAL_ANSWER).hasFinalAnswer("42").hasToolSuccesses(1).hasFormatErrors(0);
+        assertEquals("Use the calculator.", t.prompt().get(0).content(), "the system prompt is the spec's alone");
+    }
+
+    @Test
     void badArgumentsBecomeAnObservationAndThePolicyCorrectsItself() {
         var h = harness(ScriptedPolicy.replies(
                 call("calculator", "{\"expr\": \"1 + 1\"}"),

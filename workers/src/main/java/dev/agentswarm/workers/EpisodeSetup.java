@@ -39,7 +39,7 @@ public final class EpisodeSetup {
         this.toolSpecs = tools.specs();
         this.executor = new ToolExecutor(tools, spec.maxToolResultChars(), spec.toolTimeoutMillis());
         this.finishOffered = tools.find(dev.agentswarm.core.tool.FinishTool.NAME).isPresent();
-        String toolsPrompt = toolSpecs.isEmpty() ? "" : format.toolsPrompt(toolSpecs);
+        String toolsPrompt = toolSpecs.isEmpty() || !spec.toolsInPrompt() ? "" : format.toolsPrompt(toolSpecs);
         String system = toolsPrompt.isEmpty() ? spec.systemPrompt()
                 : spec.systemPrompt().isEmpty() ? toolsPrompt : spec.systemPrompt() + "\n\n" + toolsPrompt;
         this.systemMessage = Message.system(system);

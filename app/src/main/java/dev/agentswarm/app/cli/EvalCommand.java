@@ -1,7 +1,7 @@
 package dev.agentswarm.app.cli;
 
 import com.typesafe.config.Config;
-import dev.agentswarm.app.BatchRunner;
+import dev.agentswarm.app.Evaluation;
 import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.TrajectoryExport;
 import dev.agentswarm.app.SwarmNode;
@@ -9,20 +9,14 @@ import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
-import dev.agentswarm.core.protocol.Trajectory;
-import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.environments.Noise;
 import dev.agentswarm.environments.OraclePolicy;
 import dev.agentswarm.environments.Split;
 import dev.agentswarm.environments.Suite;
 import dev.agentswarm.environments.SuiteCatalog;
-import dev.agentswarm.environments.Suites;
 import dev.agentswarm.environments.eval.EvalReport;
 import dev.agentswarm.learner.data.Conversation;
 import dev.agentswarm.workers.EmbeddedPolicy;
-import dev.agentswarm.workers.EpisodeServices;
-import java.io.BufferedWriter;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -95,61 +89,40 @@ public final class EvalCommand implements Callable<Integer> {
         Split which = Split.parse(split);
         List<Task> drawn = s.tasks(which, tasks);
         if (drawn.isEmpty()) throw new IllegalArgumentException("suite " + suite + " has no " + which.label() + " tasks");
+        Map<String, Task> byTask = new HashMap<>();
+        for (Task t : drawn) byTask.put(t.id(), t);
         EpisodeSpec spec = s.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
-
-        Map<String, Task> byEpisode = new HashMap<>();
-        List<BatchRunner.Job> jobs = new ArrayList<>();
-        for (Task t : drawn) {
-            for (int k = 0; k < samples; k++) {
-                String episode = t.id() + "#" + k;
-                byEpisode.put(episode, t);
-                jobs.add(new BatchRunner.Job(episode, t.id(), t, spec));
-            }
-        }
-        Suites suites = new Suites(List.of(s));
-        ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites);
         boolean embedded = policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
         Noise oracleNoise = noise ? Noise.fromConfig(cfg.getConfig(SuiteCatalog.CONFIG_PATH + ".noise")) : Noise.NONE;
-        Policy given = policyOptions.oracle() ? new OraclePolicy(s, spec.format(), byEpisode::get, oracleNoise)
-                : embedded ? null : policyOptions.create(cfg);
+        // Episode ids are <task id>#<sample>.
+        Policy given = policyOptions.oracle() ? new OraclePolicy(s, spec.format(), e -> byTask.get(e.substring(0, e.lastIndexOf('#'))),
+                oracleNoise) : embedded ? null : policyOptions.create(cfg);
         String policyName = given != null ? given.describe() : "embedded";
 
         Path dir = out != null ? out : Path.of("runs", "eval-" + suite + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(dir);
-        List<Trajectory> results;
         Config nodeConfig = cfg;
-        long started = System.nanoTime();
-        try (BufferedWriter log = Files.newBufferedWriter(dir.resolve("trajectories.jsonl"), StandardCharsets.UTF_8);
-             SwarmNode node = SwarmNode.start(cfg, system -> new EpisodeServices(
-                     given != null ? given : EmbeddedPolicy.spawn(system, nodeConfig), tools, suites), null)) {
-            results = EpisodeRuns.runAll(node, jobs, inflight, t -> {
-                try {
-                    log.write(Json.write(t));
-                    log.newLine();
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
-        }
-        double seconds = (System.nanoTime() - started) / 1e9;
-        List<EvalReport.Episode> episodes = new ArrayList<>();
-        for (int i = 0; i < jobs.size(); i++) episodes.add(new EvalReport.Episode(jobs.get(i).task(), results.get(i)));
-        EvalReport report = new EvalReport(suite, which.label(), policyName, s.reportColumns(), s.categoryKey(), episodes);
+        Evaluation.Result result = Evaluation.run(cfg, s, which, drawn, samples, inflight,
+                system -> given != null ? given : EmbeddedPolicy.spawn(system, nodeConfig), policyName, dir.resolve("trajectories.jsonl"));
+        double seconds = result.seconds();
+        List<EvalReport.Episode> episodes = result.episodes();
+        EvalReport report = result.report();
+        int runs = episodes.size();
         int demos = demonstrations == null ? 0 : writeDemonstrations(episodes);
         String markdown = report.toMarkdown();
         Files.writeString(dir.resolve("eval.md"), markdown);
         Map<String, Object> figures = new LinkedHashMap<>(report.toMap());
         figures.put("wall_s", Report.round(seconds, 2));
-        figures.put("episodes_per_s", Report.round(jobs.size() / seconds, 1));
+        figures.put("episodes_per_s", Report.round(runs / seconds, 1));
         figures.put("run_dir", dir.toString());
         Files.writeString(dir.resolve("eval.json"), Json.write(figures));
 
         Report r = new Report();
         for (String line : markdown.split("\n")) r.line(line);
-        r.line(String.format("%d episodes in %.1f s (%.0f episodes/s, node start included)", jobs.size(), seconds,
-                jobs.size() / seconds));
+        r.line(String.format("%d episodes in %.1f s (%.0f episodes/s, node start included)", runs, seconds,
+                runs / seconds));
         r.line("written to " + dir + " (trajectories.jsonl, eval.md, eval.json)");
         if (demonstrations != null) {
             r.line(demos + " demonstrations (passing episodes) written to " + demonstrations);

@@ -15,10 +15,19 @@ import java.util.concurrent.TimeUnit;
  * @param deadlineMillis  wall-clock limit of the whole episode
  * @param toolTimeoutMillis limit of one tool call
  * @param maxToolResultChars tool output beyond this is cut and the cut is marked
+ * @param toolsInPrompt   whether the format's tool block (the schemas and how to call them) joins the
+ *     system prompt; a model fine-tuned on one fixed tool set may leave it out
  */
 public record EpisodeSpec(String systemPrompt, String format, List<String> tools, String toolChoice, int maxTurns,
                           int tokenBudget, int contextBudget, long deadlineMillis, long toolTimeoutMillis,
-                          int maxToolResultChars, SamplingParams sampling) implements CborSerializable {
+                          int maxToolResultChars, SamplingParams sampling, boolean toolsInPrompt) implements CborSerializable {
+
+    /** With the tool block in the system prompt, as every general model needs. */
+    public EpisodeSpec(String systemPrompt, String format, List<String> tools, String toolChoice, int maxTurns, int tokenBudget,
+                       int contextBudget, long deadlineMillis, long toolTimeoutMillis, int maxToolResultChars, SamplingParams sampling) {
+        this(systemPrompt, format, tools, toolChoice, maxTurns, tokenBudget, contextBudget, deadlineMillis, toolTimeoutMillis,
+                maxToolResultChars, sampling, true);
+    }
 
     public EpisodeSpec {
         if (maxTurns <= 0) throw new IllegalArgumentException("max-turns must be > 0, got " + maxTurns);
@@ -46,28 +55,29 @@ public record EpisodeSpec(String systemPrompt, String format, List<String> tools
                 c.getDuration("deadline", TimeUnit.MILLISECONDS),
                 c.getDuration("tool-timeout", TimeUnit.MILLISECONDS),
                 c.getInt("max-tool-result-chars"),
-                SamplingParams.fromConfig(c.getConfig("sampling")));
+                SamplingParams.fromConfig(c.getConfig("sampling")),
+                c.getBoolean("tools-in-prompt"));
     }
 
     public EpisodeSpec withTools(List<String> newTools) {
         return new EpisodeSpec(systemPrompt, format, newTools, toolChoice, maxTurns, tokenBudget, contextBudget,
-                deadlineMillis, toolTimeoutMillis, maxToolResultChars, sampling);
+                deadlineMillis, toolTimeoutMillis, maxToolResultChars, sampling, toolsInPrompt);
     }
 
     public EpisodeSpec withFormat(String newFormat) {
         return new EpisodeSpec(systemPrompt, newFormat, tools, toolChoice, maxTurns, tokenBudget, contextBudget,
-                deadlineMillis, toolTimeoutMillis, maxToolResultChars, sampling);
+                deadlineMillis, toolTimeoutMillis, maxToolResultChars, sampling, toolsInPrompt);
     }
 
     public EpisodeSpec withSystemPrompt(String prompt) {
         return new EpisodeSpec(prompt, format, tools, toolChoice, maxTurns, tokenBudget, contextBudget,
-                deadlineMillis, toolTimeoutMillis, maxToolResultChars, sampling);
+                deadlineMillis, toolTimeoutMillis, maxToolResultChars, sampling, toolsInPrompt);
     }
 
     public EpisodeSpec withLimits(int newMaxTurns, int newTokenBudget, int newContextBudget, long newDeadlineMillis,
                                   long newToolTimeoutMillis) {
         return new EpisodeSpec(systemPrompt, format, tools, toolChoice, newMaxTurns, newTokenBudget, newContextBudget,
-                newDeadlineMillis, newToolTimeoutMillis, maxToolResultChars, sampling);
+                newDeadlineMillis, newToolTimeoutMillis, maxToolResultChars, sampling, toolsInPrompt);
     }
 
     public EpisodeSpec withMaxTurns(int newMaxTurns) {
@@ -76,6 +86,6 @@ public record EpisodeSpec(String systemPrompt, String format, List<String> tools
 
     public EpisodeSpec withSampling(SamplingParams s) {
         return new EpisodeSpec(systemPrompt, format, tools, toolChoice, maxTurns, tokenBudget, contextBudget,
-                deadlineMillis, toolTimeoutMillis, maxToolResultChars, s);
+                deadlineMillis, toolTimeoutMillis, maxToolResultChars, s, toolsInPrompt);
     }
 }

@@ -51,7 +51,7 @@ class CborRoundTripTest {
                 List.of(assistant, observation), "42", StopReason.FINAL_ANSWER, null,
                 new EpisodeStats(1, 1, 1, 0, 120, 3, 999), new RewardBreakdown(Map.of("outcome", 1.0, "format", 0.5), 1.25));
         EpisodeSpec spec = new EpisodeSpec("sys", "hermes", List.of("calculator"), "auto", 16, 32000, 12000, 60_000,
-                5_000, 8000, new SamplingParams(0.7, 0.9, 40, 256, List.of("</tool_call>"), 42L));
+                5_000, 8000, new SamplingParams(0.7, 0.9, 40, 256, List.of("</tool_call>"), 42L), false);
         List<Object> records = List.of(
                 Task.of("t1", "What is 6*7?"),
                 new Task("t2", "p", "42", Map.of("suite", "arithmetic")),

@@ -19,13 +19,12 @@ import java.util.List;
  */
 final class ArithmeticOracle implements Oracle {
 
-    private static final String FILLER = "Okay, let me think about this carefully and make sure I get every step right. ";
 
     @Override
     public Step next(Task task, List<Message> conversation, Noise noise) {
         String expr = task.metadata().get("expression");
         if (expr == null) throw new IllegalArgumentException("arithmetic task " + task.id() + " has no expression");
-        String filler = noise.applies(noise.filler(), task.id(), "filler") ? FILLER : "";
+        String filler = noise.applies(noise.filler(), task.id(), "filler") ? Noise.FILLER : "";
         List<Step> plan = new ArrayList<>();
         if (noise.applies(noise.wastedCall(), task.id(), "wasted")) {
             plan.add(Step.call(filler + "I will start with a part of it.", calc("w", firstPart(expr))));

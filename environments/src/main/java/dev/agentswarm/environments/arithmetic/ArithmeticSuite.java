@@ -36,11 +36,21 @@ public final class ArithmeticSuite implements Suite {
     private final long seed;
     private final int minOps;
     private final int maxOps;
+    private final String operators;
     private final int maxTurns;
     private final RewardWeights weights;
     private final Tool calculator = new CalculatorTool();
 
     public ArithmeticSuite(long seed, int minOps, int maxOps, int maxTurns, RewardWeights weights) {
+        this(seed, minOps, maxOps, ArithmeticTasks.ALL_OPERATORS, maxTurns, weights);
+    }
+
+    /** @param operators the operators expressions draw from, some of {@code + - * /} */
+    public ArithmeticSuite(long seed, int minOps, int maxOps, String operators, int maxTurns, RewardWeights weights) {
+        if (operators.isEmpty() || !operators.chars().allMatch(ch -> ArithmeticTasks.ALL_OPERATORS.indexOf(ch) >= 0)) {
+            throw new IllegalArgumentException("arithmetic: operators must be some of " + ArithmeticTasks.ALL_OPERATORS + ", got \""
+                    + operators + "\"");
+        }
         if (minOps < 1 || maxOps < minOps) {
             throw new IllegalArgumentException("arithmetic: need 1 <= min-ops <= max-ops, got " + minOps + ".." + maxOps);
         }
@@ -49,13 +59,15 @@ public final class ArithmeticSuite implements Suite {
         this.seed = seed;
         this.minOps = minOps;
         this.maxOps = maxOps;
+        this.operators = operators;
         this.maxTurns = maxTurns;
         this.weights = weights;
     }
 
     /** From an {@code agentswarm.environments.arithmetic} block. */
     public static ArithmeticSuite fromConfig(Config c) {
-        return new ArithmeticSuite(c.getLong("seed"), c.getInt("min-ops"), c.getInt("max-ops"), c.getInt("max-turns"),
+        return new ArithmeticSuite(c.getLong("seed"), c.getInt("min-ops"), c.getInt("max-ops"), String.join("", c.getStringList("operators")),
+                c.getInt("max-turns"),
                 RewardWeights.fromConfig(c.getConfig("reward")));
     }
 
@@ -72,7 +84,7 @@ public final class ArithmeticSuite implements Suite {
     @Override
     public List<Task> tasks(Split split, int limit) {
         // Both splits draw from one stream of expressions; the hash of each decides its split.
-        return ArithmeticTasks.generate(NAME, split, limit, seed, minOps, maxOps);
+        return ArithmeticTasks.generate(NAME, split, limit, seed, minOps, maxOps, operators);
     }
 
     @Override

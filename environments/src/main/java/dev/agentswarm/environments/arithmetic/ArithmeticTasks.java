@@ -14,16 +14,16 @@ import java.util.SplittableRandom;
  */
 final class ArithmeticTasks {
 
-    private static final char[] OPS = {'+', '-', '*', '/'};
+    static final String ALL_OPERATORS = "+-*/";
 
     private ArithmeticTasks() {}
 
     private record Draft(String expression, int ops, String answer) {}
 
-    static List<Task> generate(String suite, Split split, int limit, long seed, int minOps, int maxOps) {
+    static List<Task> generate(String suite, Split split, int limit, long seed, int minOps, int maxOps, String operators) {
         return GeneratedTasks.generate(suite, split, limit, seed, rnd -> {
             int ops = minOps + rnd.nextInt(maxOps - minOps + 1);
-            String expr = expression(rnd, ops);
+            String expr = expression(rnd, ops, operators);
             try {
                 return new Draft(expr, ops, ArithmeticExpression.format(ArithmeticExpression.evaluate(expr)));
             } catch (ArithmeticException | IllegalArgumentException e) {
@@ -38,13 +38,16 @@ final class ArithmeticTasks {
     }
 
     /** An expression of {@code ops} operations: operands joined left to right, some pairs parenthesised. */
-    private static String expression(SplittableRandom rnd, int ops) {
+    private static String expression(SplittableRandom rnd, int ops, String operators) {
+        // Parenthesised pairs add or subtract where those are allowed.
+        String inner = operators.replaceAll("[*/]", "");
+        if (inner.isEmpty()) inner = operators;
         String expr = operand(rnd);
         for (int i = 0; i < ops; i++) {
-            char op = OPS[rnd.nextInt(OPS.length)];
+            char op = operators.charAt(rnd.nextInt(operators.length()));
             String right = operand(rnd);
             if (rnd.nextInt(3) == 0 && i + 1 < ops) {
-                right = "(" + right + " " + OPS[rnd.nextInt(2)] + " " + operand(rnd) + ")";
+                right = "(" + right + " " + inner.charAt(rnd.nextInt(inner.length())) + " " + operand(rnd) + ")";
                 i++;
             }
             expr = (rnd.nextInt(3) == 0 ? "(" + expr + ")" : expr) + " " + op + " " + right;

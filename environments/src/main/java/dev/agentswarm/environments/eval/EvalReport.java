@@ -102,6 +102,9 @@ public final class EvalReport {
         double toolSuccesses;
         int answered;
         int errors;
+        int filler;
+        int validFormat;
+        long completionTokens;
 
         void add(Trajectory t) {
             n++;
@@ -116,6 +119,9 @@ public final class EvalReport {
             toolSuccesses += o.toolSuccesses();
             if (t.stopReason() == StopReason.FINAL_ANSWER) answered++;
             if (t.error() != null) errors++;
+            if (Discipline.hasFiller(t)) filler++;
+            if (Discipline.validFormat(t)) validFormat++;
+            completionTokens += Discipline.completionTokens(t);
         }
 
         Map<String, Double> means(List<String> order) {
@@ -132,6 +138,9 @@ public final class EvalReport {
             f.put("tool_success_rate", toolCalls == 0 ? 0.0 : toolSuccesses / toolCalls);
             f.put("answered", (double) answered / n);
             f.put("errors", (double) errors);
+            f.put("filler_rate", (double) filler / n);
+            f.put("valid_format_rate", (double) validFormat / n);
+            f.put("tokens_per_answer", (double) completionTokens / n);
             return f;
         }
     }
@@ -191,9 +200,11 @@ public final class EvalReport {
                 shown.stream().map(c -> fmt(v.get(c))).toList())));
         sb.append("\n| k | pass@k | pass^k |\n|---|---|---|\n");
         passK.forEach((k, v) -> sb.append("| ").append(k).append(" | ").append(fmt(v[0])).append(" | ").append(fmt(v[1])).append(" |\n"));
-        sb.append("\n| turns | tool calls | tool success rate | answered | errors |\n|---|---|---|---|---|\n");
-        sb.append(String.format(Locale.ROOT, "| %.2f | %.2f | %s | %s | %.0f |%n", facts.get("turns"), facts.get("tool_calls"),
-                fmt(facts.get("tool_success_rate")), fmt(facts.get("answered")), facts.get("errors")));
+        sb.append("\n| turns | tool calls | tool success rate | answered | errors | filler rate | valid format | tokens per answer |\n")
+                .append(separator(8));
+        sb.append(String.format(Locale.ROOT, "| %.2f | %.2f | %s | %s | %.0f | %s | %s | %.1f |%n", facts.get("turns"),
+                facts.get("tool_calls"), fmt(facts.get("tool_success_rate")), fmt(facts.get("answered")), facts.get("errors"),
+                fmt(facts.get("filler_rate")), fmt(facts.get("valid_format_rate")), facts.get("tokens_per_answer")));
         return sb.toString();
     }
 

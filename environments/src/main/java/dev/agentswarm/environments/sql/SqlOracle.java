@@ -21,7 +21,6 @@ import java.util.List;
  */
 final class SqlOracle implements Oracle {
 
-    private static final String FILLER = "Okay, let me think about this carefully and make sure I get every step right. ";
 
     @Override
     public Step next(Task task, List<Message> conversation, Noise noise) {
@@ -29,7 +28,7 @@ final class SqlOracle implements Oracle {
         if (sql == null) throw new IllegalArgumentException("SQL task " + task.id() + " has no gold statement (metadata \"sql\")");
         String table = TableHash.quote(SqlTable.fromJson(task.metadata().get(SqlTable.METADATA_KEY), "task " + task.id()).get(0).name());
         boolean modification = AnswerMatcher.isModification(task.metadata().get(SqlTasks.TYPE));
-        String filler = noise.applies(noise.filler(), task.id(), "filler") ? FILLER : "";
+        String filler = noise.applies(noise.filler(), task.id(), "filler") ? Noise.FILLER : "";
 
         List<Step> plan = new ArrayList<>();
         if (noise.applies(noise.wastedCall(), task.id(), "wasted")) {

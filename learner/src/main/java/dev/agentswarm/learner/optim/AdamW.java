@@ -39,6 +39,15 @@ public final class AdamW implements AutoCloseable {
             if (!(eps > 0)) throw new IllegalArgumentException("eps must be > 0, got " + eps);
             if (!(weightDecay >= 0)) throw new IllegalArgumentException("weight-decay must be ≥ 0, got " + weightDecay);
         }
+
+        /** From an {@code adam { beta1, beta2, eps, weight-decay }} block; errors name {@code path}. */
+        public static Settings fromConfig(com.typesafe.config.Config adam, String path) {
+            try {
+                return new Settings(adam.getDouble("beta1"), adam.getDouble("beta2"), adam.getDouble("eps"), adam.getDouble("weight-decay"));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(path + ": " + e.getMessage(), e);
+            }
+        }
     }
 
     static final String STEP_KEY = "agentswarm.optimizer_step";

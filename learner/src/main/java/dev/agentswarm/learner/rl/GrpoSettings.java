@@ -39,13 +39,7 @@ public record GrpoSettings(int numGenerations, PolicyLoss.Settings loss, Rollout
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException(PATH + ": " + e.getMessage(), e);
             }
-            Config a = c.getConfig("adam");
-            AdamW.Settings adam;
-            try {
-                adam = new AdamW.Settings(a.getDouble("beta1"), a.getDouble("beta2"), a.getDouble("eps"), a.getDouble("weight-decay"));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(PATH + ".adam: " + e.getMessage(), e);
-            }
+            AdamW.Settings adam = AdamW.Settings.fromConfig(c.getConfig("adam"), PATH + ".adam");
             return new GrpoSettings(c.getInt("num-generations"), loss, groups, c.getDouble("learning-rate"), c.getDouble("max-grad-norm"),
                     c.getInt("num-iterations"), c.getInt("micro-batch-rows"), adam);
         } catch (ConfigException e) {

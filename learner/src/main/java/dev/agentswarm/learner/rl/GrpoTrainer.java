@@ -95,6 +95,7 @@ public final class GrpoTrainer implements AutoCloseable {
         m.put("groups_dropped", (double) batch.groupsDropped());
         m.put("turns_masked", (double) batch.turnsMasked());
         staleness(finished, m);
+        rolloutFacts(finished, m);
         if (batch.samples().isEmpty()) return new Result(steps, version, null, m);
         GrpoStep.Outcome o = step.run(RlMicroBatch.split(batch.samples(), settings.microBatchRows(), padId), settings.learningRate(),
                 settings.maxGradNorm(), settings.numIterations(), // 0 = no clipping, as GradClipping reads it
@@ -114,6 +115,33 @@ public final class GrpoTrainer implements AutoCloseable {
         m.put("export_ms", (System.nanoTime() - t1) / 1e6);
         m.put("tokens_per_s", o.tokens() / ((t1 - t0) / 1e9));
         return new Result(steps, version, weights, m);
+    }
+
+    /**
+     * What the batch's episodes did: each reward component's mean ({@code reward_<name>}, so
+     * {@code reward_pass} is the pass rate), the tool success rate and the tokens generated per episode.
+     */
+    private static void rolloutFacts(List<List<Trajectory>> finished, Map<String, Double> m) {
+        Map<String, Double> sums = new java.util.TreeMap<>();
+        long episodes = 0;
+        long calls = 0;
+        long successes = 0;
+        long tokens = 0;
+        for (List<Trajectory> g : finished) {
+            for (Trajectory t : g) {
+                episodes++;
+                if (t.reward() != null) t.reward().components().forEach((k, v) -> sums.merge(k, v, Double::sum));
+                if (t.stats() != null) {
+                    calls += t.stats().toolCalls();
+                    successes += t.stats().toolSuccesses();
+                    tokens += t.stats().completionTokens();
+                }
+            }
+        }
+        if (episodes == 0) return;
+        for (Map.Entry<String, Double> e : sums.entrySet()) m.put("reward_" + e.getKey(), e.getValue() / episodes);
+        m.put("tool_success_rate", calls == 0 ? 0.0 : (double) successes / calls);
+        m.put("completion_tokens_mean", (double) tokens / episodes);
     }
 
     /** How many versions behind the learner each assistant turn was sampled: mean and max. */

@@ -17,6 +17,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Where DPO's pairs come from: a TRL-format JSONL file ({@code prompt} / {@code chosen} /
@@ -62,6 +63,9 @@ public final class PreferencePairs {
         return new PreferencePair(template.prompt(prompt, List.of()), completionIds(prompt, chosen), completionIds(prompt, rejected));
     }
 
+    /** A rollout's scored reward, the default ranking. */
+    private static final ToDoubleFunction<Trajectory> REWARD = t -> t.reward().total();
+
     /** A group's best- and worst-rewarded rollouts. */
     public record Extremes(Trajectory best, Trajectory worst) {
 
@@ -70,12 +74,18 @@ public final class PreferencePairs {
          * {@code usable}: the best and the worst, when their rewards differ by at least {@code minGap}.
          */
         public static Optional<Extremes> of(List<Trajectory> group, double minGap, Predicate<Trajectory> usable) {
+            return of(group, minGap, usable, REWARD);
+        }
+
+        /** The same, ranked by {@code score} instead of the reward. */
+        public static Optional<Extremes> of(List<Trajectory> group, double minGap, Predicate<Trajectory> usable,
+                                            ToDoubleFunction<Trajectory> score) {
             List<Trajectory> scored = group.stream().filter(t -> t.reward() != null && !t.assistantTurns().isEmpty() && usable.test(t))
-                    .sorted(Comparator.comparingDouble(t -> -t.reward().total())).toList();
+                    .sorted(Comparator.comparingDouble(t -> -score.applyAsDouble(t))).toList();
             if (scored.size() < 2) return Optional.empty();
             Trajectory best = scored.get(0);
             Trajectory worst = scored.get(scored.size() - 1);
-            return best.reward().total() - worst.reward().total() < minGap ? Optional.empty() : Optional.of(new Extremes(best, worst));
+            return score.applyAsDouble(best) - score.applyAsDouble(worst) < minGap ? Optional.empty() : Optional.of(new Extremes(best, worst));
         }
     }
 
@@ -85,9 +95,15 @@ public final class PreferencePairs {
      * first assistant turn is compared.
      */
     public static List<PreferencePair> fromRollouts(List<List<Trajectory>> groups, double minGap, TurnPrompts prompts) {
+        return fromRollouts(groups, minGap, prompts, REWARD);
+    }
+
+    /** The same, with rollouts ranked by {@code score} (e.g. the reward less a penalty for filler). */
+    public static List<PreferencePair> fromRollouts(List<List<Trajectory>> groups, double minGap, TurnPrompts prompts,
+                                                    ToDoubleFunction<Trajectory> score) {
         List<PreferencePair> out = new ArrayList<>();
         for (List<Trajectory> g : groups) {
-            Extremes e = Extremes.of(g, minGap, t -> t.assistantTurns().get(0).tokenIds().length > 0).orElse(null);
+            Extremes e = Extremes.of(g, minGap, t -> t.assistantTurns().get(0).tokenIds().length > 0, score).orElse(null);
             if (e == null) continue;
             int[] prompt = prompts.of(e.best()).get(0);
             if (!Arrays.equals(prompt, prompts.of(e.worst()).get(0))) continue; // different prompts are not a preference

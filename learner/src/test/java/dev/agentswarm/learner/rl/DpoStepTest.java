@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 class DpoStepTest {
 
     private static final ModelConfig TINY = ModelConfig.preset("tiny");
-    private static final AdamW.Settings ADAM = new AdamW.Settings(0.9, 0.99, 1e-8, 0.0);
+    static final AdamW.Settings ADAM = new AdamW.Settings(0.9, 0.99, 1e-8, 0.0);
 
-    private static List<PreferencePair> pairs(long seed, int n) {
+    /** Chosen completions use ids below 128, rejected ones ids above. */
+    static List<PreferencePair> pairs(long seed, int n) {
         SplittableRandom rng = new SplittableRandom(seed);
         List<PreferencePair> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {

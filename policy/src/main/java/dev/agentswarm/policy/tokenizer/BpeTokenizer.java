@@ -59,11 +59,26 @@ public final class BpeTokenizer implements TokenCounter {
     private final SpecialMatcher matcher;
     private final ConcurrentHashMap<String, int[]> cache = new ConcurrentHashMap<>();
 
+    /** Numbers are split into single digits, as Qwen's and Llama's tokenizers do. */
+    public static final int DIGIT_GROUP = 1;
+
+    /** What files written before digitGroup was recorded used: GPT-4's groups of three. */
+    static final int LEGACY_DIGIT_GROUP = 3;
+
+    private final int digitGroup;
+
     /**
      * @param specials special token texts; the i-th gets id 256 + i
      * @param merges learned merges in rank order; the r-th makes id 256 + specials + r
      */
     public BpeTokenizer(List<String> specials, List<Merge> merges) {
+        this(specials, merges, DIGIT_GROUP);
+    }
+
+    /** @param digitGroup the most digits a merge may join (1: numbers are spelled digit by digit) */
+    public BpeTokenizer(List<String> specials, List<Merge> merges, int digitGroup) {
+        if (digitGroup < 1) throw new IllegalArgumentException("digitGroup must be >= 1, got " + digitGroup);
+        this.digitGroup = digitGroup;
         this.specials = List.copyOf(specials);
         this.merges = List.copyOf(merges);
         Map<String, Integer> ids = new HashMap<>();
@@ -218,7 +233,7 @@ public final class BpeTokenizer implements TokenCounter {
     }
 
     private void encodeOrdinary(String text, IntList out) {
-        PreTokenizer.split(text, chunk -> {
+        PreTokenizer.split(text, digitGroup, chunk -> {
             int[] ids = chunk.length() <= CACHE_MAX_CHUNK ? cache.get(chunk) : null;
             if (ids == null) {
                 ids = encodeChunk(chunk.getBytes(StandardCharsets.UTF_8));
@@ -333,6 +348,7 @@ public final class BpeTokenizer implements TokenCounter {
         ObjectNode root = Json.object();
         root.put("format", FORMAT_NAME);
         root.put("version", FORMAT_VERSION);
+        root.put("digitGroup", digitGroup);
         ArrayNode sp = root.putArray("specialTokens");
         for (int i = 0; i < specials.size(); i++) {
             sp.addObject().put("id", BYTE_TOKENS + i).put("text", specials.get(i));
@@ -400,7 +416,16 @@ public final class BpeTokenizer implements TokenCounter {
             }
             merges.add(new Merge(m.get(0).asInt(), m.get(1).asInt()));
         }
-        return new BpeTokenizer(specials, merges);
+        JsonNode group = root.get("digitGroup");
+        if (group != null && (!group.isInt() || group.asInt() < 1)) {
+            throw new IllegalArgumentException("\"digitGroup\" must be an integer >= 1, got " + group);
+        }
+        return new BpeTokenizer(specials, merges, group == null ? LEGACY_DIGIT_GROUP : group.asInt());
+    }
+
+    /** The most digits one token spans. */
+    public int digitGroup() {
+        return digitGroup;
     }
 
     public void save(Path file) throws IOException {

@@ -22,13 +22,21 @@ public final class BpeTrainer {
     private static final long MIN_PAIR_COUNT = 2;
 
     private final List<String> specials;
+    private final int digitGroup;
 
     public BpeTrainer() {
         this(BpeTokenizer.DEFAULT_SPECIALS);
     }
 
     public BpeTrainer(List<String> specials) {
+        this(specials, BpeTokenizer.DIGIT_GROUP);
+    }
+
+    /** @param digitGroup the most digits a learned token may join */
+    public BpeTrainer(List<String> specials, int digitGroup) {
+        if (digitGroup < 1) throw new IllegalArgumentException("digitGroup must be >= 1, got " + digitGroup);
         this.specials = List.copyOf(specials);
+        this.digitGroup = digitGroup;
     }
 
     /**
@@ -42,7 +50,7 @@ public final class BpeTrainer {
                     + " ids taken by the 256 bytes and " + specials.size() + " special tokens");
         }
         List<Merge> merges = learn(countChunks(corpus), base, vocabSize - base);
-        return new BpeTokenizer(specials, merges);
+        return new BpeTokenizer(specials, merges, digitGroup);
     }
 
     private Map<String, long[]> countChunks(Iterable<String> corpus) {
@@ -54,7 +62,7 @@ public final class BpeTrainer {
                 int[] hit = matcher.find(doc, from);
                 int end = hit == null ? doc.length() : hit[0];
                 // Specials are single ids already; only the text between them teaches merges.
-                PreTokenizer.split(doc.substring(from, end),
+                PreTokenizer.split(doc.substring(from, end), digitGroup,
                         chunk -> counts.computeIfAbsent(chunk, k -> new long[1])[0]++);
                 from = hit == null ? end : end + specials.get(hit[1]).length();
             }

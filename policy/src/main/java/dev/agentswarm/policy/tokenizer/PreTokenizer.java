@@ -4,18 +4,20 @@ import java.util.function.Consumer;
 
 /**
  * Splits ordinary text (specials already removed) into the chunks that merges never cross: a
- * letter run with at most one leading space, a digit run of at most three, a punctuation run with
+ * letter run with at most one leading space, a digit run of at most {@code digitGroup} digits, a punctuation run with
  * at most one leading space, or a whitespace run. A hand-written scanner over code points, linear
  * in the input, so no input can make it backtrack and surrogate pairs are never split.
  */
 final class PreTokenizer {
 
-    /** Digits group by three, so numbers share a few tokens instead of one per distinct number. */
-    private static final int MAX_DIGITS = 3;
-
     private PreTokenizer() {}
 
-    static void split(String text, Consumer<String> chunk) {
+    /**
+     * @param digitGroup the most digits one chunk holds: 1 splits numbers into single digits (as
+     *     Qwen and Llama do, so a small model copies and compares numbers digit by digit), 3 groups
+     *     them as GPT-4 does
+     */
+    static void split(String text, int digitGroup, Consumer<String> chunk) {
         int n = text.length();
         int i = 0;
         while (i < n) {
@@ -43,7 +45,7 @@ final class PreTokenizer {
             } else if (kind == DIGIT) {
                 int end = i;
                 int count = 0;
-                while (end < n && count < MAX_DIGITS && kind(text.codePointAt(end)) == DIGIT) {
+                while (end < n && count < digitGroup && kind(text.codePointAt(end)) == DIGIT) {
                     end += Character.charCount(text.codePointAt(end));
                     count++;
                 }

@@ -60,4 +60,20 @@ class BpeTrainerTest {
         BpeTokenizer t = new BpeTrainer().train(List.of("<think>".repeat(50)), 400);
         assertEquals(0, t.merges().size());
     }
+
+    @Test
+    void numbersAreSpelledDigitByDigitUnlessGroupsAreAskedFor() {
+        List<String> corpus = List.of("12 + 34 = 46, 123 * 456 = 56088, 46 and 46 and 12 and 34 and 56088 again 56088");
+        BpeTokenizer single = new BpeTrainer().train(corpus, 400);
+        BpeTokenizer grouped = new BpeTrainer(BpeTokenizer.DEFAULT_SPECIALS, 3).train(corpus, 400);
+        assertEquals(5, single.encode("56088").length, "one id per digit, as Qwen's tokenizer");
+        assertTrue(grouped.encode("56088").length <= 2, "groups of three merge");
+        assertEquals("56088 + 12", single.decode(single.encode("56088 + 12")));
+        // The setting travels with the file; a file without it is read as the groups of three it was trained with.
+        assertEquals(1, BpeTokenizer.fromJson(single.toJson()).digitGroup());
+        assertEquals(3, BpeTokenizer.fromJson(grouped.toJson()).digitGroup());
+        String legacy = grouped.toJson().replace("\"digitGroup\":3,", "");
+        assertArrayEquals(grouped.encode("56088"), BpeTokenizer.fromJson(legacy).encode("56088"));
+        assertThrows(IllegalArgumentException.class, () -> BpeTokenizer.fromJson(single.toJson().replace("\"digitGroup\":1", "\"digitGroup\":0")));
+    }
 }

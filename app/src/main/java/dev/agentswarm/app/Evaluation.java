@@ -1,0 +1,59 @@
+package dev.agentswarm.app;
+
+import com.typesafe.config.Config;
+import dev.agentswarm.core.json.MetricsLog;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.environments.Split;
+import dev.agentswarm.environments.Suite;
+import dev.agentswarm.environments.Suites;
+import dev.agentswarm.environments.eval.EvalReport;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * Runs {@code samples} episodes of each task of a suite on a one-node cluster and reports them the
+ * seeds' way ({@link EvalReport}); every trajectory is appended to a file as it arrives.
+ */
+public final class Evaluation {
+
+    /** The report, each episode with its task (in task order, samples together), and the wall time. */
+    public record Result(EvalReport report, List<EvalReport.Episode> episodes, double seconds) {}
+
+    private Evaluation() {}
+
+    /**
+     * @param policy the node's policy, made on its actor system (the embedded model needs one)
+     * @param policyName how the report names the policy
+     * @param trajectories the JSON-lines file every trajectory is appended to
+     */
+    public static Result run(Config cfg, Suite suite, Split split, List<Task> tasks, int samples, int inflight,
+                             Function<ActorSystem<Void>, Policy> policy, String policyName, Path trajectories) throws Exception {
+        if (tasks.isEmpty()) throw new IllegalArgumentException("suite " + suite.name() + " has no " + split.label() + " tasks");
+        if (samples < 1 || inflight < 1) throw new IllegalArgumentException("samples and inflight must be >= 1");
+        EpisodeSpec spec = suite.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
+        List<BatchRunner.Job> jobs = new ArrayList<>();
+        for (Task t : tasks) for (int k = 0; k < samples; k++) jobs.add(new BatchRunner.Job(t.id() + "#" + k, t.id(), t, spec));
+        Suites suites = new Suites(List.of(suite));
+        ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites);
+        java.nio.file.Files.deleteIfExists(trajectories); // the file holds this evaluation alone
+        long started = System.nanoTime();
+        List<Trajectory> results;
+        try (MetricsLog log = MetricsLog.appendOnly(trajectories);
+             SwarmNode node = SwarmNode.start(cfg, system -> new dev.agentswarm.workers.EpisodeServices(policy.apply(system), tools, suites),
+                     null)) {
+            results = EpisodeRuns.runAll(node, jobs, inflight, log::append);
+        }
+        double seconds = (System.nanoTime() - started) / 1e9;
+        List<EvalReport.Episode> episodes = new ArrayList<>();
+        for (int i = 0; i < jobs.size(); i++) episodes.add(new EvalReport.Episode(jobs.get(i).task(), results.get(i)));
+        EvalReport report = new EvalReport(suite.name(), split.label(), policyName, suite.reportColumns(), suite.categoryKey(), episodes);
+        return new Result(report, episodes, seconds);
+    }
+}
