@@ -16,11 +16,12 @@ import java.util.concurrent.TimeUnit;
  * @param toolTimeoutMillis limit of one tool call
  * @param maxToolResultChars tool output beyond this is cut and the cut is marked
  * @param toolsInPrompt   whether the format's tool block (the schemas and how to call them) joins the
- *     system prompt; a model fine-tuned on one fixed tool set may leave it out
+ *     system prompt; a model fine-tuned on one fixed tool set may leave it out (null, as in specs
+ *     recorded before it existed: true)
  */
 public record EpisodeSpec(String systemPrompt, String format, List<String> tools, String toolChoice, int maxTurns,
                           int tokenBudget, int contextBudget, long deadlineMillis, long toolTimeoutMillis,
-                          int maxToolResultChars, SamplingParams sampling, boolean toolsInPrompt) implements CborSerializable {
+                          int maxToolResultChars, SamplingParams sampling, Boolean toolsInPrompt) implements CborSerializable {
 
     /** With the tool block in the system prompt, as every general model needs. */
     public EpisodeSpec(String systemPrompt, String format, List<String> tools, String toolChoice, int maxTurns, int tokenBudget,
@@ -40,6 +41,8 @@ public record EpisodeSpec(String systemPrompt, String format, List<String> tools
         tools = tools == null ? List.of() : List.copyOf(tools);
         toolChoice = toolChoice == null ? "auto" : toolChoice;
         sampling = sampling == null ? SamplingParams.DEFAULT : sampling;
+        // Absent in specs recorded before the setting existed: they had the block.
+        toolsInPrompt = toolsInPrompt == null ? Boolean.TRUE : toolsInPrompt;
     }
 
     /** Reads an {@code agentswarm.episode}-shaped block (see core's reference.conf). */
