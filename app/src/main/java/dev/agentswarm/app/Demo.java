@@ -9,6 +9,7 @@ import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.environments.JsonRecords;
 import dev.agentswarm.environments.Noise;
 import dev.agentswarm.environments.OraclePolicy;
 import dev.agentswarm.environments.Split;
@@ -29,7 +30,6 @@ import dev.agentswarm.workers.EmbeddedPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,7 +43,7 @@ import me.tongfei.progressbar.ProgressBar;
  * compared with SFT alone on held-out tasks —
  * <ol>
  *   <li>{@code grpo-tcr} (seed 002): GRPO with the suite's reward and its tool-call bonus, through
- *       the asynchronous training loop ({@link Training});</li>
+ *       the training loop ({@link Training}; {@code sync} as the configuration says);</li>
  *   <li>{@code dpo-discipline} (seed 001): DPO on pairs from the SFT policy's own rollouts, the
  *       chosen one without filler and in format, the rejected one chatty or malformed.</li>
  * </ol>
@@ -136,18 +136,14 @@ public final class Demo {
     /** The suite's oracle, with the configured noise, on the train split; passing transcripts become SFT data. */
     private Path demonstrations() throws Exception {
         List<Task> tasks = suite.tasks(Split.TRAIN, settings.demonstrations());
-        Map<String, Task> byTask = new LinkedHashMap<>();
-        for (Task t : tasks) byTask.put(t.id(), t);
         EpisodeSpec spec = suite.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
         Noise noise = Noise.fromConfig(cfg.getConfig(SuiteCatalog.CONFIG_PATH + ".noise"));
-        OraclePolicy oracle = new OraclePolicy(suite, spec.format(), e -> byTask.get(e.substring(0, e.lastIndexOf('#'))), noise);
+        OraclePolicy oracle = new OraclePolicy(suite, spec.format(), Evaluation.taskOfEpisode(tasks), noise);
         Evaluation.Result r = Evaluation.run(cfg, suite, Split.TRAIN, tasks, 1, settings.inflight(), system -> oracle, oracle.describe(),
                 runDir.resolve("oracle-trajectories.jsonl"));
-        List<com.fasterxml.jackson.databind.node.ObjectNode> passing = r.episodes().stream().filter(EvalReport::passed)
-                .map(e -> TrajectoryExport.toMessages(e.trajectory())).toList();
         Path out = runDir.resolve("demonstrations.jsonl");
-        TrajectoryExport.write(passing, out);
-        log.accept(String.format("  %d demonstrations (%.0f%% with filler, noise %s) in %.1f s → %s", passing.size(),
+        int written = r.writeDemonstrations(out);
+        log.accept(String.format("  %d demonstrations (%.0f%% with filler, noise %s) in %.1f s → %s", written,
                 100.0 * r.report().facts().get("filler_rate"), noise, r.seconds(), out));
         return out;
     }
@@ -213,8 +209,8 @@ public final class Demo {
         figures.put("episodes", s.episodes());
         figures.put("stale_dropped", s.staleDropped());
         figures.put("wall_s", Report.round(s.wallSeconds(), 1));
-        figures.put("first_reward", Report.round(s.first().getOrDefault("reward_mean", Double.NaN), 4));
-        figures.put("last_reward", Report.round(s.last().getOrDefault("reward_mean", Double.NaN), 4));
+        figures.put("first_reward", meanReward(s.first()));
+        figures.put("last_reward", meanReward(s.last()));
         log.accept(String.format("  %d updates, %d episodes (%d stale dropped) in %.0f s; batch reward %.3f → %.3f", s.steps(),
                 s.episodes(), s.staleDropped(), s.wallSeconds(), s.first().getOrDefault("reward_mean", Double.NaN),
                 s.last().getOrDefault("reward_mean", Double.NaN)));
@@ -274,13 +270,13 @@ public final class Demo {
     /** The GRPO reward curve and the DPO loss curve, from the runs' metrics files. */
     private List<Path> charts() throws IOException {
         List<Path> out = new ArrayList<>();
-        List<JsonNode> grpo = readLines(runDir.resolve("grpo").resolve("metrics.jsonl"));
+        List<JsonNode> grpo = metrics(runDir.resolve("grpo"));
         List<Charts.Series> rewardSeries = List.of(
                 series("mean reward", grpo, "reward_mean"), series("pass rate", grpo, "reward_pass"),
                 series("tool success rate", grpo, "tool_success_rate"));
         Path reward = runDir.resolve("reward-curve.png");
         if (Charts.line(reward, "GRPO on " + suite.name() + ": training batches", "update", "per episode", rewardSeries)) out.add(reward);
-        List<JsonNode> dpo = readLines(runDir.resolve("dpo").resolve("metrics.jsonl"));
+        List<JsonNode> dpo = metrics(runDir.resolve("dpo"));
         Path loss = runDir.resolve("dpo-curve.png");
         if (Charts.line(loss, "DPO: loss and pair accuracy", "step", "", List.of(series("loss", dpo, "loss"),
                 series("pair accuracy", dpo, "accuracy")))) out.add(loss);
@@ -303,15 +299,15 @@ public final class Demo {
         return new Charts.Series(name, x, y);
     }
 
-    private static List<JsonNode> readLines(Path file) throws IOException {
-        List<JsonNode> out = new ArrayList<>();
-        if (!Files.isRegularFile(file)) return out;
-        for (String line : Files.readAllLines(file)) if (!line.isBlank()) out.add(Json.MAPPER.readTree(line));
-        return out;
+    /** An update's batch reward, rounded; null when the run published none (not a made-up 0). */
+    private static Double meanReward(Map<String, Double> update) {
+        Double r = update.get("reward_mean");
+        return r == null ? null : Report.round(r, 4);
     }
 
-    /** How long ago the demo started. */
-    public Duration elapsed() {
-        return Duration.ofNanos(System.nanoTime() - started);
+    /** A stage's metrics.jsonl, which the stage has written by now. */
+    private static List<JsonNode> metrics(Path stageDir) {
+        return JsonRecords.read(stageDir.resolve("metrics.jsonl"), Integer.MAX_VALUE, "metrics file", "its stage should have written it")
+                .stream().map(JsonRecords.Located::node).toList();
     }
 }

@@ -24,9 +24,25 @@ import org.apache.pekko.actor.typed.ActorSystem;
 public final class Evaluation {
 
     /** The report, each episode with its task (in task order, samples together), and the wall time. */
-    public record Result(EvalReport report, List<EvalReport.Episode> episodes, double seconds) {}
+    public record Result(EvalReport report, List<EvalReport.Episode> episodes, double seconds) {
+
+        /** The passing episodes' transcripts as {"messages": […]} lines for SFT; returns how many. */
+        public int writeDemonstrations(Path out) throws java.io.IOException {
+            List<com.fasterxml.jackson.databind.node.ObjectNode> demos = episodes.stream().filter(EvalReport::passed)
+                    .map(e -> TrajectoryExport.toMessages(e.trajectory())).toList();
+            TrajectoryExport.write(demos, out);
+            return demos.size();
+        }
+    }
 
     private Evaluation() {}
+
+    /** The task of an episode {@link #run} started: its ids are {@code <task id>#<sample>}. */
+    public static java.util.function.Function<String, Task> taskOfEpisode(List<Task> tasks) {
+        java.util.Map<String, Task> byId = new java.util.HashMap<>();
+        for (Task t : tasks) byId.put(t.id(), t);
+        return episode -> byId.get(episode.substring(0, episode.lastIndexOf('#')));
+    }
 
     /**
      * @param policy the node's policy, made on its actor system (the embedded model needs one)

@@ -109,9 +109,7 @@ public final class LoopBenchmark {
                 log.accept(String.format("round %d: sync %.2f episodes/s, async %.2f episodes/s", r + 1, sync[r], async[r]));
             }
         } finally { // each run leaves logs and a checkpoint of weights and moments
-            try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
-                all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
+            dev.agentswarm.learner.sft.Checkpoints.deleteTree(dir);
         }
         Arrays.sort(sync);
         Arrays.sort(async);

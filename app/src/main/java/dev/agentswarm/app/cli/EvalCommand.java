@@ -3,7 +3,6 @@ package dev.agentswarm.app.cli;
 import com.typesafe.config.Config;
 import dev.agentswarm.app.Evaluation;
 import dev.agentswarm.app.EpisodeRuns;
-import dev.agentswarm.app.TrajectoryExport;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.policy.Policy;
@@ -15,14 +14,12 @@ import dev.agentswarm.environments.Split;
 import dev.agentswarm.environments.Suite;
 import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.environments.eval.EvalReport;
-import dev.agentswarm.learner.data.Conversation;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -89,15 +86,11 @@ public final class EvalCommand implements Callable<Integer> {
         Split which = Split.parse(split);
         List<Task> drawn = s.tasks(which, tasks);
         if (drawn.isEmpty()) throw new IllegalArgumentException("suite " + suite + " has no " + which.label() + " tasks");
-        Map<String, Task> byTask = new HashMap<>();
-        for (Task t : drawn) byTask.put(t.id(), t);
         EpisodeSpec spec = s.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
         boolean embedded = policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
         Noise oracleNoise = noise ? Noise.fromConfig(cfg.getConfig(SuiteCatalog.CONFIG_PATH + ".noise")) : Noise.NONE;
-        // Episode ids are <task id>#<sample>.
-        Policy given = policyOptions.oracle() ? new OraclePolicy(s, spec.format(), e -> byTask.get(e.substring(0, e.lastIndexOf('#'))),
-                oracleNoise) : embedded ? null : policyOptions.create(cfg);
+        Policy given = policyOptions.oracle() ? new OraclePolicy(s, spec.format(), Evaluation.taskOfEpisode(drawn), oracleNoise) : embedded ? null : policyOptions.create(cfg);
         String policyName = given != null ? given.describe() : "embedded";
 
         Path dir = out != null ? out : Path.of("runs", "eval-" + suite + "-"
@@ -110,7 +103,7 @@ public final class EvalCommand implements Callable<Integer> {
         List<EvalReport.Episode> episodes = result.episodes();
         EvalReport report = result.report();
         int runs = episodes.size();
-        int demos = demonstrations == null ? 0 : writeDemonstrations(episodes);
+        int demos = demonstrations == null ? 0 : result.writeDemonstrations(demonstrations);
         String markdown = report.toMarkdown();
         Files.writeString(dir.resolve("eval.md"), markdown);
         Map<String, Object> figures = new LinkedHashMap<>(report.toMap());
@@ -131,13 +124,5 @@ public final class EvalCommand implements Callable<Integer> {
         figures.forEach(r::put);
         r.print(json.json);
         return 0;
-    }
-
-    /** Passing episodes' transcripts, one {"messages": […]} line each; returns how many. */
-    private int writeDemonstrations(List<EvalReport.Episode> episodes) throws java.io.IOException {
-        List<com.fasterxml.jackson.databind.node.ObjectNode> demos = episodes.stream().filter(EvalReport::passed)
-                .map(e -> TrajectoryExport.toMessages(e.trajectory())).toList();
-        TrajectoryExport.write(demos, demonstrations);
-        return demos.size();
     }
 }

@@ -20,8 +20,7 @@ public final class Discipline {
      * assistant turn: the noise our oracles add, and the filler seed 001 removes.
      */
     public static final List<String> FILLER_PHRASES = List.of(
-            Noise.FILLER.strip().toLowerCase(Locale.ROOT), "okay, let me", "let me think about this carefully",
-            "make sure i get every step right", "let me look at this step by step", "certainly!", "i can help with that",
+            Noise.FILLER.strip().toLowerCase(Locale.ROOT), "okay, let me", "let me look at this step by step", "certainly!", "i can help with that",
             "i'd be happy to", "i would be happy to", "great question", "have a nice day", "hope this helps");
 
     private Discipline() {}

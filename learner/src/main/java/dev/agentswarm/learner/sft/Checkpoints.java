@@ -94,7 +94,8 @@ public final class Checkpoints {
         }
     }
 
-    static void deleteTree(Path root) throws IOException {
+    /** Deletes a folder and everything under it. */
+    public static void deleteTree(Path root) throws IOException {
         try (Stream<Path> paths = Files.walk(root)) {
             paths.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {
