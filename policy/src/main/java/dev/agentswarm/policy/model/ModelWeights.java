@@ -13,7 +13,8 @@ import java.util.Map;
 /**
  * A model's weights as safetensors bytes stamped with a policy version and the model's shape. Loading
  * copies into the live parameter arrays in place (never replaces them), so a cached ParameterStore,
- * the optimizer's state and anyone holding the model keep seeing the current weights.
+ * the optimizer's state and anyone holding the model keep seeing the current weights. On the host it
+ * writes into the arrays' own memory, so zero-copy views of it (the hybrid decoder's) stay valid too.
  */
 public final class ModelWeights {
 
@@ -74,7 +75,7 @@ public final class ModelWeights {
             if (!params.containsKey(name)) throw new IllegalArgumentException("weights have an unknown tensor " + name);
         }
         for (Map.Entry<String, Parameter> e : params.entrySet()) {
-            e.getValue().getArray().set(contents.tensors().get(e.getKey()).data().duplicate());
+            overwrite(e.getValue().getArray(), contents.tensors().get(e.getKey()).data());
         }
         return versionOf(contents);
     }
@@ -92,8 +93,28 @@ public final class ModelWeights {
     public static void copy(CausalLm source, CausalLm target) {
         Map<String, Parameter> to = target.namedParameters();
         for (Map.Entry<String, Parameter> e : source.namedParameters().entrySet()) {
-            e.getValue().getArray().copyTo(to.get(e.getKey()).getArray());
+            overwrite(to.get(e.getKey()).getArray(), e.getValue().getArray().toByteBuffer());
         }
+    }
+
+    /**
+     * Writes {@code data} (the array's size, native order) into the array's storage. PyTorch's
+     * {@code NDArray.set} would instead point the tensor at a new buffer and free the old one, leaving
+     * every earlier zero-copy view reading freed memory; on the host the array's direct view is
+     * written instead. An accelerator's memory has no such views, so {@code set} serves there.
+     */
+    static void overwrite(NDArray array, ByteBuffer data) {
+        if (!array.getDevice().isGpu()) {
+            ByteBuffer storage = array.toByteBuffer(true);
+            if (storage.isDirect()) {
+                if (storage.remaining() != data.remaining()) {
+                    throw new IllegalArgumentException(data.remaining() + " bytes for an array of " + storage.remaining());
+                }
+                storage.put(data.duplicate());
+                return;
+            }
+        }
+        array.set(data.duplicate());
     }
 
     private static Map<String, String> metadata(CausalLm model, long version) {

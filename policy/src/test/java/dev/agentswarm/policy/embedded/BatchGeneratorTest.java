@@ -53,8 +53,17 @@ class BatchGeneratorTest {
 
     /** -1: the engine decoder; otherwise the hybrid one with this many Java-attention rows. */
     private BatchGenerator generatorWithDecoder(int slots, int maxQueued, int javaAttentionRows) {
+        return generatorWithDecoder(model, root, slots, maxQueued, javaAttentionRows);
+    }
+
+    private BatchGenerator generatorWithDecoder(CausalLm lm, NDManager manager, int javaAttentionRows) {
+        return generatorWithDecoder(lm, manager, 2, 4, javaAttentionRows);
+    }
+
+    private static BatchGenerator generatorWithDecoder(CausalLm lm, NDManager manager, int slots, int maxQueued,
+                                                       int javaAttentionRows) {
         GeneratorSettings.Decoder decoder = javaAttentionRows < 0 ? GeneratorSettings.Decoder.ENGINE : GeneratorSettings.Decoder.HYBRID;
-        return new BatchGenerator(model, root, new GeneratorSettings(slots, maxQueued, 4096, 5, decoder, Math.max(0, javaAttentionRows)),
+        return new BatchGenerator(lm, manager, new GeneratorSettings(slots, maxQueued, 4096, 5, decoder, Math.max(0, javaAttentionRows)),
                 id -> new byte[] {(byte) ('a' + id % 26)}, TINY.vocab(), 1);
     }
 
@@ -201,6 +210,36 @@ class BatchGeneratorTest {
             assertEquals(7, out.get(1L).lastVersion());
             assertEquals(7, out.get(2L).firstVersion());
             assertEquals(6, out.get(1L).tokens().length, "greedy with no stop runs to max-tokens across the swap");
+        }
+    }
+
+    @Test
+    void afterASwapEveryDecoderServesTheNewWeights() {
+        // A generator that has decoded with the old weights (the hybrid one keeps views of them) and
+        // then loads others must sample exactly what a fresh generator on those weights samples.
+        SamplingParams sampled = new SamplingParams(1.0, 1.0, 0, 16, List.of(), 5L);
+        int[] prompt = {4, 9, 2, 7};
+        for (int javaAttentionRows : new int[] {-1, 0, 2}) {
+            try (NDManager other = root.newSubManager()) {
+                CausalLm next = CausalLm.create(TINY, other, 1000);
+                Generation fresh;
+                try (BatchGenerator g = generatorWithDecoder(next, other, javaAttentionRows)) {
+                    g.submit(new GenerationRequest(1, prompt, sampled, null));
+                    fresh = runAll(g).get(0);
+                }
+                try (BatchGenerator g = generatorWithDecoder(model, root, javaAttentionRows)) {
+                    g.submit(new GenerationRequest(1, prompt, sampled, null));
+                    Generation old = runAll(g).get(0);
+                    assertFalse(java.util.Arrays.equals(fresh.logprobs(), old.logprobs()), "the two models must differ");
+                    g.loadWeights(ModelWeights.export(next, 3));
+                    g.submit(new GenerationRequest(2, prompt, sampled, null));
+                    Generation swapped = runAll(g).get(0);
+                    String what = javaAttentionRows < 0 ? "engine decoder" : "hybrid decoder, java attention " + javaAttentionRows;
+                    assertArrayEquals(fresh.tokens(), swapped.tokens(), what);
+                    assertArrayEquals(fresh.logprobs(), swapped.logprobs(), 1e-4f, what);
+                }
+            }
+            ModelWeights.copy(CausalLm.create(TINY, root, 11), model); // the next decoder starts from the old weights again
         }
     }
 

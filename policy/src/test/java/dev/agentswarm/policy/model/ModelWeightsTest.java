@@ -12,6 +12,7 @@ import ai.djl.ndarray.NDManager;
 import ai.djl.training.ParameterStore;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -48,6 +49,29 @@ class ModelWeightsTest {
             float[] after = live.tokenLogProbs(livePs, ids, false).toFloatArray();
             assertArrayEquals(expected, after, "the cached parameter store sees the new weights");
             assertNotEquals(before[0], after[0]);
+        }
+    }
+
+    @Test
+    void loadingKeepsEarlierZeroCopyViewsOfTheWeightsValid() {
+        // The hybrid decoder reads weights through views taken once; a load must write through them.
+        try (NDManager m = NDManager.newBaseManager()) {
+            CausalLm live = CausalLm.create(TINY, m, 1);
+            CausalLm next = CausalLm.create(TINY, m, 2);
+            NDArray embed = live.namedParameters().get("embed.weight").getArray();
+            FloatBuffer view = embed.toByteBuffer(true).asFloatBuffer();
+            float[] expected = next.namedParameters().get("embed.weight").getArray().toFloatArray();
+            assertNotEquals(expected[0], view.get(0));
+
+            ModelWeights.load(live, ModelWeights.export(next, 3));
+            float[] seen = new float[expected.length];
+            view.get(0, seen);
+            assertArrayEquals(expected, seen, "loaded");
+
+            ModelWeights.copy(CausalLm.create(TINY, m, 4), live);
+            view.get(0, seen);
+            assertArrayEquals(CausalLm.create(TINY, m, 4).namedParameters().get("embed.weight").getArray().toFloatArray(), seen,
+                    "copied");
         }
     }
 
