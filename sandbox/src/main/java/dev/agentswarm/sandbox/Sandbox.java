@@ -93,13 +93,13 @@ public final class Sandbox implements AutoCloseable {
             return s;
         }
         if (!Files.isExecutable(Path.of(settings.bwrapPath()))) {
-            s.close();
+            s.shutdown();
             throw new SandboxUnavailableException("bubblewrap is not installed at " + settings.bwrapPath()
                     + ": install it (apt-get install bubblewrap), or set agentswarm.sandbox.isolation = none to run code without isolation");
         }
         Execution probe = s.runNow(Language.BASH.command("exit 0"), "", 0);
         if (probe.exitCode() != 0) {
-            s.close();
+            s.shutdown();
             throw new SandboxUnavailableException("bubblewrap cannot create its namespaces here (exit " + probe.exitCode() + ": "
                     + probe.stderr().strip() + "); allow user namespaces (sysctl kernel.unprivileged_userns_clone=1) or run as root");
         }
@@ -417,8 +417,13 @@ public final class Sandbox implements AutoCloseable {
     /** Kills every session and warm interpreter and stops the sandbox's threads. */
     @Override
     public void close() {
-        closed = true;
         SHARED.remove(settings, this);
+        shutdown();
+    }
+
+    /** Stops everything without touching {@code SHARED}: {@link #create} runs inside its computeIfAbsent. */
+    private void shutdown() {
+        closed = true;
         for (SandboxSession s : open) s.close("the sandbox was closed");
         killWarm();
         timer.shutdownNow();

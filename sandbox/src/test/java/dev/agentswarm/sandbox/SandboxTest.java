@@ -148,5 +148,10 @@ class SandboxTest {
         var missing = assertThrows(SandboxUnavailableException.class, () -> Sandbox.create(settings("bwrap-path = /nonexistent/bwrap")));
         assertTrue(missing.getMessage().contains("apt-get install bubblewrap") && missing.getMessage().contains("isolation = none"),
                 missing.getMessage());
+        // The node's shared sandbox is created inside a map update: its refusal must come out the same, every time.
+        for (int attempt = 0; attempt < 2; attempt++) {
+            var shared = assertThrows(SandboxUnavailableException.class, () -> Sandbox.shared(settings("bwrap-path = /nonexistent/bwrap")));
+            assertTrue(shared.getMessage().contains("apt-get install bubblewrap"), shared.getMessage());
+        }
     }
 }
