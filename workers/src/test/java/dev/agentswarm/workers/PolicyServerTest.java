@@ -128,15 +128,18 @@ class PolicyServerTest {
         }
         TestProbe<PolicyServer.WeightsLoaded> loaded = kit.createTestProbe();
         TestProbe<PolicyServer.Reply> during = kit.createTestProbe();
-        // No stop ids: the sequence runs its 300 tokens, so the swap lands mid-sequence.
-        server.tell(new PolicyServer.Generate(77, new int[] {1, 2, 3}, new SamplingParams(1.0, 1.0, 0, 300, List.of(), 9L),
+        // No stop ids: the sequence runs all its tokens, so a swap sent as soon as its first token is
+        // out lands mid-sequence. Polled back to back (not at awaitAssert's 100 ms): the sequence is
+        // long enough that a loaded machine still swaps well before its end.
+        int length = 1500;
+        server.tell(new PolicyServer.Generate(77, new int[] {1, 2, 3}, new SamplingParams(1.0, 1.0, 0, length, List.of(), 9L),
                 new int[0], during.getRef()));
         TestProbe<BatchGenerator.Stats> stats = kit.createTestProbe();
-        stats.awaitAssert(() -> {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        do {
             server.tell(new PolicyServer.GetStats(stats.getRef()));
-            assertTrue(stats.receiveMessage().generatedTokens() > 0, "the first tokens are out before the swap");
-            return null;
-        });
+            assertTrue(System.nanoTime() < deadline, "no first token within 30 s");
+        } while (stats.receiveMessage().generatedTokens() == 0);
         server.tell(new PolicyServer.LoadWeights(v5, loaded.getRef()));
         PolicyServer.WeightsLoaded ok = loaded.receiveMessage();
         assertNull(ok.error());
@@ -144,7 +147,7 @@ class PolicyServerTest {
         var g = assertInstanceOf(PolicyServer.Generated.class, during.receiveMessage(Duration.ofSeconds(60))).generation();
         assertEquals(0, g.firstVersion(), "the first tokens came from version 0");
         assertEquals(5, g.lastVersion(), "the last ones from version 5");
-        assertEquals(300, g.tokens().length);
+        assertEquals(length, g.tokens().length);
         assertEquals(5, policy.complete(ask("after", 4, 1)).toCompletableFuture().get(30, TimeUnit.SECONDS).policyVersion());
 
         server.tell(new PolicyServer.LoadWeights("junk".getBytes(), loaded.getRef()));
