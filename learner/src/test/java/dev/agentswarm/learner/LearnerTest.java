@@ -16,6 +16,8 @@ import dev.agentswarm.core.protocol.LearnerProtocol.Checkpointed;
 import dev.agentswarm.learner.sft.Checkpoints;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.PolicyWeights;
@@ -140,10 +142,12 @@ class LearnerTest {
         assertEquals(17, Checkpoints.readJson(Path.of(c.path())).get("data_cursor").asLong());
     }
 
-    @Test
-    void aTrainerRestoredFromItsCheckpointGoesOnWithTheSameStepVersionAndMoments(@TempDir Path runDir) throws Exception {
-        GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")
-                .withFallback(ConfigFactory.load()), 16);
+    /** With β > 0 the checkpoint must also bring back the frozen reference: a fresh one would be the checkpoint's weights. */
+    @ParameterizedTest(name = "beta = {0}")
+    @ValueSource(doubles = {0.0, 0.5})
+    void aTrainerRestoredFromItsCheckpointGoesOnWithTheSameStepVersionAndMoments(double beta, @TempDir Path runDir) throws Exception {
+        GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo { learning-rate = 1e-3, beta = "
+                + beta + " }").withFallback(ConfigFactory.load()), 16);
         Path checkpoint;
         byte[] afterThird;
         try (NDManager root = NDManager.newBaseManager()) {
@@ -167,5 +171,44 @@ class LearnerTest {
                 assertTrue(java.util.Arrays.equals(afterThird, third.weights()), "the resumed third update is the uninterrupted one");
             }
         }
+    }
+
+    @Test
+    void withBetaTheKlIsTakenAgainstTheFrozenStartingPolicy(@TempDir Path runDir) throws Exception {
+        GrpoSettings withKl = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo { learning-rate = 1e-2, beta = 0.5 }")
+                .withFallback(ConfigFactory.load()), 16);
+        try (NDManager root = NDManager.newBaseManager()) {
+            CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
+            byte[] start = ModelWeights.export(model, 0);
+            Path checkpoint;
+            try (GrpoTrainer t = new GrpoTrainer(model, root, withKl, TEMPLATE, 0)) {
+                assertEquals(0.0, t.train(groups(false, true)).metrics().get("kl"), 1e-7, "the first update starts at the reference");
+                double kl = t.train(groups(false, true)).metrics().get("kl");
+                assertTrue(kl > 1e-6, "the policy has moved away from the reference: kl " + kl);
+                checkpoint = t.checkpoint(runDir, 0);
+            }
+            var saved = SafetensorsFile.read(checkpoint.resolve(Checkpoints.REFERENCE));
+            assertTrue(java.util.Arrays.equals(bytesOf(SafetensorsFile.decode(start).tensors().get("embed.weight")),
+                    bytesOf(saved.tensors().get("embed.weight"))), "the reference saved is the starting policy, untouched by the updates");
+
+            // A checkpoint written without a reference cannot anchor a β > 0 run: refused by name.
+            GrpoSettings noKl = GrpoSettings.fromConfig(ConfigFactory.load(), 16);
+            Path plain;
+            try (GrpoTrainer t = new GrpoTrainer(model, root, noKl, TEMPLATE, 0)) {
+                plain = t.checkpoint(runDir.resolve("plain"), 0);
+            }
+            try (GrpoTrainer t = new GrpoTrainer(model, root, withKl, TEMPLATE, 0)) {
+                var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                        () -> t.restore(plain, GrpoTrainer.Resume.read(plain)));
+                assertTrue(e.getMessage().contains("reference.safetensors") && e.getMessage().contains("beta = 0"), e.getMessage());
+            }
+        }
+    }
+
+    private static byte[] bytesOf(SafetensorsFile.Tensor t) {
+        java.nio.ByteBuffer b = t.data().duplicate();
+        byte[] out = new byte[b.remaining()];
+        b.get(out);
+        return out;
     }
 }

@@ -19,7 +19,9 @@ import java.util.Map;
 
 /**
  * The learner's work without a mailbox: finished groups in, one GRPO update, the new weights out
- * with the next version. Single-threaded (the learner actor's dispatcher has one thread).
+ * with the next version. Single-threaded (the learner actor's dispatcher has one thread). With
+ * {@code beta > 0} it keeps a frozen copy of the policy it started from as the KL reference (TRL's
+ * {@code ref_model}); checkpoints carry it, so a resumed run stays anchored to the same start.
  */
 public final class GrpoTrainer implements AutoCloseable {
 
@@ -27,6 +29,9 @@ public final class GrpoTrainer implements AutoCloseable {
     public record Result(long step, long version, byte[] weights, Map<String, Double> metrics) {}
 
     private final CausalLm model;
+    /** The starting policy, frozen, when β > 0; null otherwise. */
+    private final CausalLm reference;
+    private final NDManager referenceMemory;
     private final GrpoSettings settings;
     private final AdamW optimizer;
     private final GrpoStep step;
@@ -36,12 +41,18 @@ public final class GrpoTrainer implements AutoCloseable {
     private long steps;
 
     public GrpoTrainer(CausalLm model, NDManager root, GrpoSettings settings, ChatTemplate template, long version) {
-        // Checked before the optimizer allocates its moments, so a refusal leaks nothing.
-        if (settings.loss().beta() > 0) throw new IllegalArgumentException(GrpoSettings.PATH + ".beta > 0 needs a reference model: not offered yet");
         this.model = model;
         this.settings = settings;
+        if (settings.loss().beta() > 0) {
+            referenceMemory = root.newSubManager();
+            reference = CausalLm.create(model.config(), referenceMemory, 0);
+            ModelWeights.copy(model, reference);
+        } else {
+            referenceMemory = null;
+            reference = null;
+        }
         this.optimizer = new AdamW(model.namedParameters(), settings.adam(), root);
-        this.step = new GrpoStep(model, null, optimizer, root, new PolicyLoss(settings.loss()));
+        this.step = new GrpoStep(model, reference, optimizer, root, new PolicyLoss(settings.loss()));
         this.groups = new RolloutGroups(settings.groups(), new TurnPrompts(template));
         this.padId = template.tokenizer().padId();
         this.version = version;
@@ -57,7 +68,7 @@ public final class GrpoTrainer implements AutoCloseable {
      */
     public Path checkpoint(Path runDir, long dataCursor) throws IOException {
         ObjectNode state = Json.object().put("step", steps).put("version", version).put("data_cursor", dataCursor);
-        return Checkpoints.save(runDir, steps, version, model, optimizer, state);
+        return Checkpoints.save(runDir, steps, version, model, reference, optimizer, state);
     }
 
     /** Where a checkpoint written by {@link #checkpoint} stands: its state.json, checked. */
@@ -74,9 +85,18 @@ public final class GrpoTrainer implements AutoCloseable {
 
     /**
      * Continues from {@code checkpoint}, whose state was read as {@code at}: its optimizer moments,
-     * step and version. The model must already hold the checkpoint's weights (it was loaded from them).
+     * step, version and, with β > 0, its reference policy. The model must already hold the
+     * checkpoint's weights (it was loaded from them).
      */
     public void restore(Path checkpoint, Resume at) throws IOException {
+        if (reference != null) {
+            Path saved = checkpoint.resolve(Checkpoints.REFERENCE);
+            if (!java.nio.file.Files.isRegularFile(saved)) {
+                throw new IllegalArgumentException(checkpoint + " has no " + Checkpoints.REFERENCE + ": it was written with "
+                        + GrpoSettings.PATH + ".beta = 0, so the run's starting policy for the KL term is not known");
+            }
+            ModelWeights.load(reference, saved);
+        }
         optimizer.load(checkpoint.resolve(Checkpoints.OPTIMIZER));
         steps = at.step();
         version = at.version();
@@ -166,5 +186,6 @@ public final class GrpoTrainer implements AutoCloseable {
     @Override
     public void close() {
         optimizer.close();
+        if (referenceMemory != null) referenceMemory.close();
     }
 }

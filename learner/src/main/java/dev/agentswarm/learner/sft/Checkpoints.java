@@ -26,6 +26,8 @@ public final class Checkpoints {
 
     public static final String MODEL = "model.safetensors";
     public static final String OPTIMIZER = "optimizer.safetensors";
+    /** GRPO with β > 0: the frozen reference policy its KL term is taken against. */
+    public static final String REFERENCE = "reference.safetensors";
     public static final String STATE = "state.json";
     public static final String LATEST = "latest";
 
@@ -39,15 +41,16 @@ public final class Checkpoints {
             throws IOException {
         ObjectNode json = state.toJson();
         json.set("config", config);
-        return save(runDir, state.step(), state.step(), model, optimizer, json);
+        return save(runDir, state.step(), state.step(), model, null, optimizer, json);
     }
 
     /**
-     * Writes {@code checkpoints/step-<step>/}: the weights stamped with {@code version}, the optimizer's
-     * moments and {@code state} as state.json; then points {@code latest} at it.
+     * Writes {@code checkpoints/step-<step>/}: the weights stamped with {@code version}, the frozen
+     * {@code reference} when there is one, the optimizer's moments and {@code state} as state.json;
+     * then points {@code latest} at it.
      */
-    public static Path save(Path runDir, long step, long version, CausalLm model, AdamW optimizer, ObjectNode state)
-            throws IOException {
+    public static Path save(Path runDir, long step, long version, CausalLm model, CausalLm reference, AdamW optimizer,
+                            ObjectNode state) throws IOException {
         Path folder = folder(runDir);
         Files.createDirectories(folder);
         String name = "step-" + step;
@@ -55,6 +58,7 @@ public final class Checkpoints {
         Path partial = Files.createTempDirectory(folder, "." + name + ".partial-");
         try {
             ModelWeights.save(model, version, partial.resolve(MODEL));
+            if (reference != null) ModelWeights.save(reference, 0, partial.resolve(REFERENCE));
             optimizer.save(partial.resolve(OPTIMIZER));
             Files.writeString(partial.resolve(STATE), state.toPrettyString(), StandardCharsets.UTF_8);
             if (Files.exists(target)) deleteTree(target); // a re-run of the same step replaces it
