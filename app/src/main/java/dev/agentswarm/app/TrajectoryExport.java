@@ -5,10 +5,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.Role;
-import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.learner.data.Conversation;
 import dev.agentswarm.learner.rl.PreferencePairs;
+import dev.agentswarm.learner.rl.RejectionSampling;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -56,11 +56,12 @@ public final class TrajectoryExport {
         return new Conversation(t.transcript(), List.of()).toHuggingFace();
     }
 
-    /** Answered, scored episodes with a reward of at least {@code minReward}, as {@code messages} records. */
-    public static List<ObjectNode> messages(List<Trajectory> trajectories, double minReward) {
-        return trajectories.stream()
-                .filter(t -> t.stopReason() == StopReason.FINAL_ANSWER && t.reward() != null && t.reward().total() >= minReward)
-                .map(TrajectoryExport::toMessages).toList();
+    /**
+     * Answered, scored episodes with a reward of at least {@code minReward}, at most {@code perTask} of
+     * each task, as {@code messages} records: rejection sampling's selection (RFT's SFT data).
+     */
+    public static List<ObjectNode> messages(List<Trajectory> trajectories, double minReward, int perTask) {
+        return RejectionSampling.keep(trajectories, minReward, perTask).stream().map(Conversation::toHuggingFace).toList();
     }
 
     /** One preference record per group whose best and worst first answers are at least {@code minGap} apart in reward. */

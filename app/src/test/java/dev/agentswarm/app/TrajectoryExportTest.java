@@ -55,6 +55,14 @@ class TrajectoryExportTest {
         JsonNode first = Json.parse(m.get(0)).get("messages");
         assertEquals("assistant", first.get(2).get("role").asText());
         assertEquals("4", first.get(2).get("content").asText());
+        // Rejection sampling's cap: one episode of each task at most (g2 has two above the floor).
+        CliTest.Result capped = CliTest.swarm("export", dir.toString(), "--format", "messages", "--min-reward", "0.5", "--per-task", "1",
+                "--out", dir.resolve("rft.jsonl").toString(), "--json");
+        assertEquals(0, capped.exit(), capped.err());
+        assertEquals(2, capped.json().get("records").asInt(), "g1#0 and g2#0");
+        CliTest.Result none = CliTest.swarm("export", dir.toString(), "--format", "messages", "--per-task", "0");
+        assertEquals(2, none.exit());
+        assertTrue(none.err().contains("per-task must be >= 1"), none.err());
 
         Path pairsFile = dir.resolve("pairs.jsonl");
         CliTest.Result dpo = CliTest.swarm("export", dir.resolve("trajectories.jsonl").toString(), "--format", "trl-dpo", "--out",

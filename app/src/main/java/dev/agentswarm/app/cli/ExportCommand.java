@@ -15,7 +15,7 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "export", mixinStandardHelpOptions = true,
         description = {"Writes a run's trajectories for Python trainers: messages (Hugging Face chat records of answered episodes,"
-                + " for SFT) or trl-dpo (TRL's conversational prompt/chosen/rejected, the best and worst first answers of each group)."})
+                + " for SFT; with --min-reward and --per-task, rejection-sampling fine-tuning's data for swarm sft) or trl-dpo (TRL's conversational prompt/chosen/rejected, the best and worst first answers of each group)."})
 public final class ExportCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "RUN_DIR|FILE", description = "A run folder (its trajectories.jsonl) or a trajectories file.")
@@ -30,6 +30,11 @@ public final class ExportCommand implements Callable<Integer> {
     @Option(names = "--min-reward", defaultValue = "-Infinity",
             description = "messages: only episodes with at least this reward (default: every answered, scored one).")
     double minReward;
+
+    @Option(names = "--per-task", defaultValue = "2147483647", paramLabel = "N",
+            description = "messages: at most N episodes of each task, so easy tasks do not crowd out the rest (rejection-sampling"
+                    + " fine-tuning's cap; default: no cap).")
+    int perTask;
 
     @Option(names = "--min-gap", defaultValue = "0.1", description = "trl-dpo: least reward gap between chosen and rejected (default ${DEFAULT-VALUE}).")
     double minGap;
@@ -47,7 +52,7 @@ public final class ExportCommand implements Callable<Integer> {
         }
         List<Trajectory> trajectories = TrajectoryExport.read(file);
         List<ObjectNode> records = switch (kind) {
-            case "messages" -> TrajectoryExport.messages(trajectories, minReward);
+            case "messages" -> TrajectoryExport.messages(trajectories, minReward, perTask);
             case "trl-dpo" -> TrajectoryExport.preferences(trajectories, minGap);
             default -> throw new IllegalStateException(kind);
         };
