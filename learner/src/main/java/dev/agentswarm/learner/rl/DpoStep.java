@@ -84,12 +84,14 @@ public final class DpoStep {
                     NDArray sums = sequenceLogProbs(model, ps, step, part, padId, true);
                     float[] refChosen = new float[n];
                     float[] refRejected = new float[n];
+                    long chosenTokens = 0;
                     for (int p = 0; p < n; p++) {
                         refChosen[p] = references.get(i + p).chosen();
                         refRejected[p] = references.get(i + p).rejected();
+                        chosenTokens += part.get(p).chosen().length;
                     }
                     DpoLoss.Terms t = loss.compute(sums.get(new NDIndex("0:{}", n)), sums.get(new NDIndex("{}:", n)), step.create(refChosen),
-                            step.create(refRejected));
+                            step.create(refRejected), chosenTokens);
                     double share = (double) n / pairs.size(); // the mean over the batch, accumulated
                     gc.backward(t.loss().mul((float) share));
                     total += t.loss().getFloat() * share;

@@ -19,13 +19,14 @@ import java.util.Random;
 public final class DpoTrainer implements AutoCloseable {
 
     /** The {@code agentswarm.learner.dpo} block, TRL's names where TRL has them. */
-    public record Settings(double beta, double learningRate, int steps, int pairsPerStep, int pairsPerPass, double maxGradNorm,
-                           AdamW.Settings adam, long seed) {
+    public record Settings(double beta, double rpoAlpha, double learningRate, int steps, int pairsPerStep, int pairsPerPass,
+                           double maxGradNorm, AdamW.Settings adam, long seed) {
 
         public static final String PATH = "agentswarm.learner.dpo";
 
         public Settings {
             if (!(beta > 0)) throw new IllegalArgumentException(PATH + ".beta must be > 0, got " + beta);
+            if (!(rpoAlpha >= 0)) throw new IllegalArgumentException(PATH + ".rpo-alpha must be >= 0 (0 = plain DPO), got " + rpoAlpha);
             if (!(learningRate > 0)) throw new IllegalArgumentException(PATH + ".learning-rate must be > 0, got " + learningRate);
             if (steps < 1) throw new IllegalArgumentException(PATH + ".steps must be >= 1, got " + steps);
             if (pairsPerStep < 1) throw new IllegalArgumentException(PATH + ".pairs-per-step must be >= 1, got " + pairsPerStep);
@@ -37,7 +38,7 @@ public final class DpoTrainer implements AutoCloseable {
             Config c = root.getConfig(PATH);
             try {
                 AdamW.Settings adam = AdamW.Settings.fromConfig(c.getConfig("adam"), PATH + ".adam");
-                return new Settings(c.getDouble("beta"), c.getDouble("learning-rate"), c.getInt("steps"), c.getInt("pairs-per-step"),
+                return new Settings(c.getDouble("beta"), c.getDouble("rpo-alpha"), c.getDouble("learning-rate"), c.getInt("steps"), c.getInt("pairs-per-step"),
                         c.getInt("pairs-per-pass"), c.getDouble("max-grad-norm"), adam, c.getLong("seed"));
             } catch (ConfigException e) {
                 throw new IllegalArgumentException(e.getMessage(), e);
@@ -65,7 +66,7 @@ public final class DpoTrainer implements AutoCloseable {
         this.root = root;
         this.padId = padId;
         this.optimizer = new AdamW(model.namedParameters(), settings.adam(), root);
-        this.step = new DpoStep(model, optimizer, root, new DpoLoss(settings.beta()));
+        this.step = new DpoStep(model, optimizer, root, new DpoLoss(settings.beta(), settings.rpoAlpha()));
     }
 
     /** Trains on {@code pairs} for the configured steps; the model must still be the reference policy. */

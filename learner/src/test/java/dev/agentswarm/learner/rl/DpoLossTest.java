@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDManager;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +22,24 @@ class DpoLossTest {
             assertEquals((0.2 - 0.1) / 2, t.margin(), 1e-5);
             assertEquals((0.1 - 0.1) / 2, t.chosenReward(), 1e-5);
             assertEquals((-0.1 + 0) / 2, t.rejectedReward(), 1e-5);
+        }
+    }
+
+    @Test
+    void rpoAddsTheChosenAnswersNllPerToken() {
+        try (NDManager m = NDManager.newBaseManager()) {
+            // The pairs above, 5 chosen tokens in all: NLL per token (10 + 5) / 5 = 3; loss 0.6712678 + 0.5 × 3.
+            NDArray chosen = m.create(new float[] {-10, -5});
+            chosen.setRequiresGradient(true);
+            DpoLoss.Terms t = new DpoLoss(0.1, 0.5).compute(chosen, m.create(new float[] {-12, -5}), m.create(new float[] {-11, -4}),
+                    m.create(new float[] {-11, -5}), 5);
+            assertEquals(2.1712678, t.loss().getFloat(), 1e-5);
+            assertEquals(3.0, t.nll(), 1e-6);
+            assertEquals(0.5, t.accuracy(), 1e-9, "the pairs' statistics are DPO's own");
+            assertTrue(Double.isNaN(new DpoLoss(0.1).compute(chosen, chosen, chosen, chosen).nll()), "off by default");
+            assertThrows(IllegalArgumentException.class, () -> new DpoLoss(0.1, -1));
+            assertThrows(IllegalArgumentException.class, () -> new DpoLoss(0.1, 0.5).compute(chosen, chosen, chosen, chosen),
+                    "the RPO term needs the token count");
         }
     }
 

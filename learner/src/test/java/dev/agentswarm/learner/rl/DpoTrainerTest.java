@@ -25,7 +25,7 @@ class DpoTrainerTest {
     void trainsFromTheModelItselfAsReferenceAndReportsEveryStep() {
         try (NDManager root = NDManager.newBaseManager()) {
             CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 3);
-            DpoTrainer.Settings s = new DpoTrainer.Settings(0.1, 3e-3, 20, 12, 6, 1.0, ADAM, 5);
+            DpoTrainer.Settings s = new DpoTrainer.Settings(0.1, 0, 3e-3, 20, 12, 6, 1.0, ADAM, 5);
             List<DpoTrainer.StepResult> seen = new ArrayList<>();
             List<DpoTrainer.StepResult> results;
             try (DpoTrainer trainer = new DpoTrainer(model, root, s, 0)) {
@@ -42,11 +42,15 @@ class DpoTrainerTest {
 
     @Test
     void settingsAreReadAndCheckedByName() {
-        var c = ConfigFactory.parseString("agentswarm.learner.dpo { beta = 0.2, learning-rate = 1e-4, steps = 3, pairs-per-step = 8,"
+        var c = ConfigFactory.parseString("agentswarm.learner.dpo { beta = 0.2, rpo-alpha = 0.5, learning-rate = 1e-4, steps = 3, pairs-per-step = 8,"
                 + " pairs-per-pass = 4, max-grad-norm = 1.0, seed = 2, adam { beta1 = 0.9, beta2 = 0.99, eps = 1e-8, weight-decay = 0 } }");
         DpoTrainer.Settings s = DpoTrainer.Settings.fromConfig(c);
         assertEquals(0.2, s.beta());
+        assertEquals(0.5, s.rpoAlpha());
         assertEquals(3, s.steps());
+        var negative = assertThrows(IllegalArgumentException.class,
+                () -> DpoTrainer.Settings.fromConfig(ConfigFactory.parseString("agentswarm.learner.dpo.rpo-alpha = -1").withFallback(c)));
+        assertTrue(negative.getMessage().contains("agentswarm.learner.dpo.rpo-alpha"), negative.getMessage());
         var bad = assertThrows(IllegalArgumentException.class,
                 () -> DpoTrainer.Settings.fromConfig(ConfigFactory.parseString("agentswarm.learner.dpo.beta = 0").withFallback(c)));
         assertTrue(bad.getMessage().contains("agentswarm.learner.dpo.beta"), bad.getMessage());
