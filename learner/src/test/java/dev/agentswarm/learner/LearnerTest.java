@@ -111,6 +111,8 @@ class LearnerTest {
         assertEquals(48, first.metrics().get("tokens"), 1e-9, "8 completions of 6 tokens");
         assertEquals(0.5, first.metrics().get("reward_mean"), 1e-9);
         assertTrue(first.metrics().get("grad_norm") > 0);
+        double entropy = first.metrics().get("entropy");
+        assertTrue(entropy > 0 && entropy <= Math.log(ModelConfig.preset("tiny").vocab()), "entropy " + entropy);
         PolicyWeights w = server.receiveMessage(Duration.ofSeconds(10));
         assertEquals(1, w.version());
         assertEquals(1, ModelWeights.versionOf(SafetensorsFile.decode(w.safetensors())), "the version travels in the file too");

@@ -25,8 +25,11 @@ import java.util.Map;
  */
 public final class GrpoStep {
 
-    /** The last iteration's loss and what it measured; {@code gradNorm} is before clipping. */
-    public record Outcome(double loss, double gradNorm, double clipFraction, double kl, double meanRatio, long tokens) {}
+    /**
+     * The last iteration's loss and what it measured; {@code gradNorm} is before clipping, {@code entropy}
+     * the mean entropy of the policy's next-token distribution over the trained tokens.
+     */
+    public record Outcome(double loss, double gradNorm, double clipFraction, double kl, double meanRatio, double entropy, long tokens) {}
 
     private final CausalLm model;
     private final CausalLm reference;
@@ -76,10 +79,13 @@ public final class GrpoStep {
                     double clipped = 0;
                     double kl = 0;
                     double ratio = 0;
+                    double entropy = 0;
                     try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                         for (int i = 0; i < batches.size(); i++) {
                             RlMicroBatch b = batches.get(i);
-                            NDArray logp = model.tokenLogProbs(ps, b.tokens().idsArray(step), true); // the graph lives in this iteration
+                            NDArray[] scored = model.tokenLogProbsAndEntropy(ps, b.tokens().idsArray(step), true);
+                            NDArray logp = scored[0]; // the graph lives in this iteration
+                            entropy += scored[1].mul(masks.get(i)).sum().getFloat();
                             NDArray old = olds.get(i) != null ? olds.get(i) : logp.stopGradient();
                             NDArray sampler = loss.settings().tisCap() > 0 ? b.samplerArray(step) : null;
                             PolicyLoss.Terms t = loss.compute(logp, old, sampler, refs.get(i), b.advantagesArray(step), masks.get(i), shape);
@@ -95,7 +101,7 @@ public final class GrpoStep {
                     optimizer.step(grads, lr);
                     ModelGradients.zero(params);
                     double n = Math.max(1, tokens);
-                    last = new Outcome(total, norm, clipped / n, kl / n, ratio / n, tokens);
+                    last = new Outcome(total, norm, clipped / n, kl / n, ratio / n, entropy / n, tokens);
                 }
             }
             return last;

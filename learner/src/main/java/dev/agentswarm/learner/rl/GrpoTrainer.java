@@ -128,6 +128,7 @@ public final class GrpoTrainer implements AutoCloseable {
         m.put("grad_norm", o.gradNorm());
         m.put("clip_fraction", o.clipFraction());
         m.put("kl", o.kl());
+        m.put("entropy", o.entropy());
         m.put("ratio_mean", o.meanRatio());
         m.put("tokens", (double) o.tokens());
         m.put("samples", (double) batch.samples().size());

@@ -144,10 +144,25 @@ public final class CausalLm extends AbstractBlock {
      * padding, the values at real positions do not depend on the padding.
      */
     public NDArray tokenLogProbs(ParameterStore ps, NDArray ids, boolean training) {
+        return nextTokenLogProbs(ps, ids, training, false)[0];
+    }
+
+    /**
+     * {@link #tokenLogProbs} and, at the same positions, the entropy of the next-token distribution
+     * (B, T-1): what RL trainers watch for collapse. The entropy carries no graph.
+     */
+    public NDArray[] tokenLogProbsAndEntropy(ParameterStore ps, NDArray ids, boolean training) {
+        return nextTokenLogProbs(ps, ids, training, true);
+    }
+
+    private NDArray[] nextTokenLogProbs(ParameterStore ps, NDArray ids, boolean training, boolean entropy) {
         long t = ids.getShape().get(1);
         NDArray logp = logits(ps, ids, training).get(new NDIndex(":, :{}, :", t - 1)).logSoftmax(2);
         NDArray next = ids.get(new NDIndex(":, 1:")).expandDims(2);
-        return logp.gather(next, 2).squeeze(2);
+        NDArray taken = logp.gather(next, 2).squeeze(2);
+        if (!entropy) return new NDArray[] {taken};
+        NDArray detached = logp.stopGradient();
+        return new NDArray[] {taken, detached.exp().mul(detached).sum(new int[] {2}).neg()};
     }
 
     /**

@@ -58,6 +58,31 @@ class CausalLmTest {
             split(hybrid[1].step(tokens, positions), tokens.length);
 
     @Test
+    void theEntropyIsThatOfEachPositionsNextTokenDistribution() {
+        try (NDManager step = root.newSubManager()) {
+            NDArray ids = ids(step, randomTokens(11, 12));
+            NDArray[] both = model.tokenLogProbsAndEntropy(ps, ids, false);
+            org.junit.jupiter.api.Assertions.assertArrayEquals(model.tokenLogProbs(ps, ids, false).toFloatArray(), both[0].toFloatArray(), 1e-6f);
+            float[][] logits = rows(model.logits(ps, ids, false).reshape(12, TINY.vocab()));
+            float[] entropy = both[1].toFloatArray();
+            assertEquals(11, entropy.length);
+            for (int t = 0; t < 11; t++) {
+                double max = Double.NEGATIVE_INFINITY;
+                for (float x : logits[t]) max = Math.max(max, x);
+                double z = 0;
+                for (float x : logits[t]) z += Math.exp(x - max);
+                double h = 0;
+                for (float x : logits[t]) {
+                    double logp = x - max - Math.log(z);
+                    h -= Math.exp(logp) * logp;
+                }
+                assertEquals(h, entropy[t], 1e-4, "position " + t);
+                assertTrue(h > 0 && h <= Math.log(TINY.vocab()) + 1e-6);
+            }
+        }
+    }
+
+    @Test
     void kvCacheDecodingGivesTheLogitsOfAFullPass() {
         decodeAgainstFullPass(s -> enginePath);
     }
