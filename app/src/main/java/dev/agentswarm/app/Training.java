@@ -18,6 +18,7 @@ import dev.agentswarm.learner.Learner;
 import dev.agentswarm.learner.sft.Checkpoints;
 import dev.agentswarm.learner.rl.GrpoSettings;
 import dev.agentswarm.learner.rl.GrpoTrainer;
+import dev.agentswarm.orchestrator.GroupLedger;
 import dev.agentswarm.orchestrator.RolloutCoordinator;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.workers.EmbeddedPolicy;
@@ -94,7 +95,8 @@ public final class Training {
         GrpoSettings grpo = GrpoSettings.fromConfig(cfg, spec.sampling().maxTokens());
         RolloutCoordinator.Settings settings = new RolloutCoordinator.Settings(grpo.numGenerations(), t.getInt("max-inflight"),
                 t.getInt("groups-per-step"), t.getInt("max-staleness"), t.getInt("steps"), t.getBoolean("sync"),
-                t.getDuration("episode-timeout"));
+                t.getDuration("episode-timeout"),
+                new GroupLedger.DynamicSampling(grpo.groups().dynamicSampling(), t.getInt("max-num-gen-batches")));
         Path runDir = runDir(t.getString("run-dir"), suiteName);
         Files.createDirectories(runDir);
         if (resume == null) {

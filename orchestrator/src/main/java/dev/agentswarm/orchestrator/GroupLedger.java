@@ -16,14 +16,33 @@ import java.util.Map;
  * groups are complete, which are too stale to train on. Episodes go out a whole group at a time —
  * {@code generations} episodes of one task — while at most {@code maxInflight} are out; tasks are
  * drawn in order from a cursor that wraps around. An episode id is accepted at most once.
+ *
+ * <p>With {@link DynamicSampling} on (DAPO's, as verl's {@code filter_groups}), a group whose episode
+ * rewards are all equal teaches nothing and is dropped as it completes, so more groups are launched
+ * until a batch holds {@code groups-per-step} informative ones. At most {@code maxNumGenBatches} ×
+ * {@code groups-per-step} groups complete per batch: past that the batch goes with the informative
+ * groups it has (or, with none, the last uninformative ones, which the learner drops and logs), so a
+ * policy that never varies does not keep the run sampling forever.
  */
 public final class GroupLedger {
 
     /** One episode to send. */
     public record Launch(String episodeId, String groupId, Task task) {}
 
-    /** Complete groups for one update, and how many complete groups were dropped as too stale since the last batch. */
-    public record Batch(List<List<Trajectory>> groups, int staleDropped) {}
+    /**
+     * Complete groups for one update, and how many complete groups were dropped since the last batch:
+     * as too stale, and as uninformative (all rewards equal, under dynamic sampling).
+     */
+    public record Batch(List<List<Trajectory>> groups, int staleDropped, int uninformativeDropped) {}
+
+    /** DAPO's dynamic sampling with refill; {@code maxNumGenBatches} 0 = no cap (verl's name and meaning). */
+    public record DynamicSampling(boolean on, int maxNumGenBatches) {
+        public static final DynamicSampling OFF = new DynamicSampling(false, 0);
+
+        public DynamicSampling {
+            if (maxNumGenBatches < 0) throw new IllegalArgumentException("max-num-gen-batches must be >= 0 (0 = no cap), got " + maxNumGenBatches);
+        }
+    }
 
     private record Out(String groupId, Task task, long sentAtMillis) {}
 
@@ -32,17 +51,27 @@ public final class GroupLedger {
     private final int maxInflight;
     private final int groupsPerStep;
     private final int maxStaleness;
+    private final DynamicSampling dynamic;
     private final Map<String, Out> inflight = new LinkedHashMap<>();
     private final Map<String, List<Trajectory>> open = new HashMap<>();
     private final Deque<List<Trajectory>> ready = new ArrayDeque<>();
+    /** The latest groups dropped as uninformative, at most groups-per-step: what a capped batch with nothing else sends. */
+    private final Deque<List<Trajectory>> uninformative = new ArrayDeque<>();
     /** Where in the task order each group not yet trained on (or dropped) was launched. */
     private final Map<String, Long> pending = new HashMap<>();
     private long cursor;
     private long groupsLaunched;
     private int staleDropped;
+    private int uninformativeDropped;
+    private int completedSinceBatch;
 
     /** @param cursor where in the task list to start (a resumed run continues where it stopped) */
     public GroupLedger(List<Task> tasks, int generations, int maxInflight, int groupsPerStep, int maxStaleness, long cursor) {
+        this(tasks, generations, maxInflight, groupsPerStep, maxStaleness, cursor, DynamicSampling.OFF);
+    }
+
+    public GroupLedger(List<Task> tasks, int generations, int maxInflight, int groupsPerStep, int maxStaleness, long cursor,
+                       DynamicSampling dynamic) {
         if (tasks.isEmpty()) throw new IllegalArgumentException("no tasks to train on");
         if (generations < 2) throw new IllegalArgumentException("num-generations must be >= 2, got " + generations);
         if (maxInflight < generations) {
@@ -56,6 +85,7 @@ public final class GroupLedger {
         this.groupsPerStep = groupsPerStep;
         this.maxStaleness = maxStaleness;
         this.cursor = cursor;
+        this.dynamic = dynamic;
     }
 
     /** Whole groups to send now, at most {@code maxGroups}, as far as {@code max-inflight} allows. */
@@ -85,9 +115,27 @@ public final class GroupLedger {
         group.add(t);
         if (group.size() == generations) {
             open.remove(o.groupId());
-            ready.add(List.copyOf(group));
+            completedSinceBatch++;
+            if (dynamic.on() && allRewardsEqual(group)) {
+                uninformativeDropped++;
+                pending.remove(o.groupId()); // its task was sampled; a resume need not redo it
+                uninformative.add(List.copyOf(group));
+                if (uninformative.size() > groupsPerStep) uninformative.poll();
+            } else {
+                ready.add(List.copyOf(group));
+            }
         }
         return true;
+    }
+
+    private static boolean allRewardsEqual(List<Trajectory> group) {
+        double first = total(group.get(0));
+        for (Trajectory t : group) if (Math.abs(total(t) - first) > 1e-9) return false;
+        return true;
+    }
+
+    private static double total(Trajectory t) {
+        return t.reward() == null ? 0 : t.reward().total();
     }
 
     /**
@@ -103,15 +151,25 @@ public final class GroupLedger {
             }
             return stale;
         });
-        if (ready.size() < groupsPerStep) return null;
         List<List<Trajectory>> groups = new ArrayList<>();
-        for (int i = 0; i < groupsPerStep; i++) {
-            groups.add(ready.poll());
-            pending.remove(groups.get(i).get(0).groupId());
+        if (ready.size() >= groupsPerStep) {
+            for (int i = 0; i < groupsPerStep; i++) groups.add(ready.poll());
+        } else if (capReached()) {
+            groups.addAll(ready.isEmpty() ? uninformative : ready);
+            ready.clear();
         }
-        int dropped = staleDropped;
+        if (groups.isEmpty()) return null;
+        for (List<Trajectory> g : groups) pending.remove(g.get(0).groupId());
+        Batch b = new Batch(groups, staleDropped, uninformativeDropped);
         staleDropped = 0;
-        return new Batch(groups, dropped);
+        uninformativeDropped = 0;
+        completedSinceBatch = 0;
+        uninformative.clear();
+        return b;
+    }
+
+    private boolean capReached() {
+        return dynamic.maxNumGenBatches() > 0 && completedSinceBatch >= (long) dynamic.maxNumGenBatches() * groupsPerStep;
     }
 
     /** Versions between {@code version} and the oldest policy that sampled a turn of the group. */

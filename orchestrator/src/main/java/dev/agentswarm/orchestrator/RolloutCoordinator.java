@@ -48,7 +48,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private enum CheckOverdue implements Command { INSTANCE }
 
     public record Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
-                           Duration episodeTimeout) {
+                           Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling) {
+        public Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
+                        Duration episodeTimeout) {
+            this(generations, maxInflight, groupsPerStep, maxStaleness, steps, sync, episodeTimeout, GroupLedger.DynamicSampling.OFF);
+        }
+
         public Settings {
             if (steps < 1) throw new IllegalArgumentException("steps must be >= 1, got " + steps);
             if (episodeTimeout.isNegative() || episodeTimeout.isZero()) throw new IllegalArgumentException("episode-timeout must be > 0");
@@ -84,6 +89,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private long steps;
     private long episodes;
     private long staleDropped;
+    private long uninformativeDropped;
     private long resent;
     private long batches;
     private boolean training;
@@ -92,7 +98,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                                            long startVersion, long startStep, MetricsLog trajectories, MetricsLog metrics,
                                            LongConsumer onStep, CompletableFuture<Summary> done) {
         GroupLedger ledger = new GroupLedger(tasks, settings.generations(), settings.maxInflight(), settings.groupsPerStep(),
-                settings.maxStaleness(), cursor);
+                settings.maxStaleness(), cursor, settings.dynamicSampling());
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
             RolloutCoordinator c = new RolloutCoordinator(ctx, timers, settings, spec, wiring, ledger, startVersion, startStep,
                     trajectories, metrics, onStep, done);
@@ -158,7 +164,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             version = r.version();
             if (r.published()) steps = r.step(); // the learner's count: a batch it could not train on is no update
             line.put("step", steps).put("version", version).put("published", r.published()).put("episodes", episodes)
-                    .put("stale_dropped", staleDropped).put("inflight", ledger.inflight())
+                    .put("stale_dropped", staleDropped).put("uninformative_dropped", uninformativeDropped).put("inflight", ledger.inflight())
                     .put("wall_s", (System.nanoTime() - started) / 1e9);
             for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
             metrics.append(line);
@@ -191,15 +197,19 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         GroupLedger.Batch b = ledger.takeBatch(version);
         if (b == null) return;
         staleDropped += b.staleDropped();
+        uninformativeDropped += b.uninformativeDropped();
         training = true;
         wiring.learner().tell(new TrainBatch(++batches, b.groups(), ledger.resumeCursor(), trained));
     }
 
-    /** Sends what the in-flight bound allows; in sync mode only a fresh round once the last update is done. */
+    /**
+     * Sends what the in-flight bound allows; in sync mode only once the last update is done and the
+     * round is back: the groups a batch still lacks (all of them, or those dynamic sampling dropped).
+     */
     private void fill() {
         int groups;
         if (settings.sync()) {
-            groups = !training && ledger.inflight() == 0 && ledger.readyGroups() == 0 ? settings.groupsPerStep() : 0;
+            groups = !training && ledger.inflight() == 0 ? Math.max(0, settings.groupsPerStep() - ledger.readyGroups()) : 0;
         } else {
             groups = Integer.MAX_VALUE;
         }

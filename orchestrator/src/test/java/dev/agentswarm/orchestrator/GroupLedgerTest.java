@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.FinishReason;
+import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
@@ -65,6 +66,64 @@ class GroupLedgerTest {
         assertEquals(2, b.groups().size());
         assertEquals(2, b.staleDropped());
         assertEquals(1, GroupLedger.staleness(b.groups().get(1), 3), "the oldest turn decides");
+    }
+
+    static Trajectory scored(String episodeId, double reward) {
+        Trajectory t = answer(episodeId, 0);
+        return new Trajectory(t.episodeId(), t.groupId(), t.taskId(), t.prompt(), t.turns(), t.finalAnswer(), t.stopReason(), t.error(),
+                t.stats(), new RewardBreakdown(java.util.Map.of(), reward));
+    }
+
+    private static void group(GroupLedger l, String groupId, double... rewards) {
+        for (int k = 0; k < rewards.length; k++) assertTrue(l.accept(scored(groupId + "#" + k, rewards[k])));
+    }
+
+    @Test
+    void dynamicSamplingDropsGroupsWhoseRewardsAreAllEqualUntilABatchIsInformative() {
+        GroupLedger l = new GroupLedger(TASKS, 2, 8, 2, 1, 0, new GroupLedger.DynamicSampling(true, 0));
+        l.launch(Integer.MAX_VALUE, 0); // g0..g3
+        group(l, "g0-t0", 1, 0);
+        group(l, "g1-t1", 0, 0); // teaches nothing
+        group(l, "g2-t2", 1, 1); // neither
+        assertEquals(1, l.readyGroups(), "only the group with a spread is ready");
+        assertNull(l.takeBatch(0), "one informative group is not a batch of two: more are sampled");
+        group(l, "g3-t0", 0.2, 0.7);
+        GroupLedger.Batch b = l.takeBatch(0);
+        assertEquals(List.of("g0-t0", "g3-t0"), b.groups().stream().map(g -> g.get(0).groupId()).toList());
+        assertEquals(2, b.uninformativeDropped());
+        assertEquals(4, l.resumeCursor(), "the dropped groups' tasks were sampled: a resume does not redo them");
+
+        GroupLedger off = new GroupLedger(TASKS, 2, 8, 2, 1, 0);
+        off.launch(Integer.MAX_VALUE, 0);
+        group(off, "g0-t0", 0, 0);
+        group(off, "g1-t1", 1, 1);
+        assertEquals(0, off.takeBatch(0).uninformativeDropped(), "without dynamic sampling every complete group goes");
+    }
+
+    @Test
+    void pastTheCapABatchGoesWithWhatItHas() {
+        // groups-per-step 2, max-num-gen-batches 2: at most 4 groups complete per batch.
+        GroupLedger l = new GroupLedger(TASKS, 2, 8, 2, 1, 0, new GroupLedger.DynamicSampling(true, 2));
+        l.launch(Integer.MAX_VALUE, 0);
+        group(l, "g0-t0", 0, 0);
+        group(l, "g1-t1", 1, 0);
+        group(l, "g2-t2", 0, 0);
+        assertNull(l.takeBatch(0), "3 of 4 groups sampled");
+        group(l, "g3-t0", 1, 1);
+        GroupLedger.Batch partial = l.takeBatch(0);
+        assertEquals(1, partial.groups().size(), "the one informative group");
+        assertEquals(3, partial.uninformativeDropped());
+
+        // A policy that never varies: past the cap the last uninformative groups go (the learner drops and logs them).
+        l.launch(Integer.MAX_VALUE, 0);
+        group(l, "g4-t1", 0, 0);
+        group(l, "g5-t2", 0, 0);
+        group(l, "g6-t0", 0, 0);
+        group(l, "g7-t1", 0, 0);
+        GroupLedger.Batch none = l.takeBatch(0);
+        assertEquals(List.of("g6-t0", "g7-t1"), none.groups().stream().map(g -> g.get(0).groupId()).toList());
+        assertEquals(4, none.uninformativeDropped());
+        assertThrows(IllegalArgumentException.class, () -> new GroupLedger.DynamicSampling(true, -1));
     }
 
     @Test

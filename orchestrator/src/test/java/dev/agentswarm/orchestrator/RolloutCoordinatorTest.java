@@ -64,6 +64,8 @@ class RolloutCoordinatorTest {
         final AtomicBoolean training = new AtomicBoolean();
         final AtomicInteger launchedWhileTraining = new AtomicInteger();
         final Set<String> dropOnce = ConcurrentHashMap.newKeySet();
+        final Set<String> uniformTasks = ConcurrentHashMap.newKeySet(); // every episode of these scores 0: no spread
+
         final AtomicInteger requests = new AtomicInteger();
         final AtomicLong stepsSeen = new AtomicLong();
         final AtomicInteger untrainable = new AtomicInteger(); // batches the learner answers with no update
@@ -83,8 +85,9 @@ class RolloutCoordinatorTest {
                 int k = r.episodeId().charAt(r.episodeId().length() - 1) - '0';
                 CompletableFuture.runAsync(() -> {
                     w.inflight.decrementAndGet();
+                    double reward = w.uniformTasks.contains(r.task().id()) ? 0 : k % 2;
                     Trajectory t = GroupLedgerTest.answer(r.episodeId(), sampledWith)
-                            .withReward(new RewardBreakdown(Map.of("correct", (double) (k % 2)), k % 2));
+                            .withReward(new RewardBreakdown(Map.of("correct", reward), reward));
                     r.replyTo().tell(t);
                 }, CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS));
             }
@@ -222,6 +225,26 @@ class RolloutCoordinatorTest {
         assertEquals(0, w.launchedWhileTraining.get());
         assertEquals(0, s.staleDropped(), "in lockstep nothing goes stale");
         assertEquals(3 * 2 * 4, w.requests.get(), "exactly one batch's groups per round");
+    }
+
+    @Test
+    void dynamicSamplingRefillsSyncBatchesWithInformativeGroupsOnly(@TempDir Path dir) throws Exception {
+        World w = new World();
+        w.uniformTasks.add("t1"); // a task the policy always gets wrong: its groups teach nothing
+        RolloutCoordinator.Summary s = run(w, new RolloutCoordinator.Settings(2, 16, 2, 0, 3, true, Duration.ofSeconds(30),
+                new GroupLedger.DynamicSampling(true, 0)), dir, 10, 40);
+        assertEquals(3, s.steps());
+        assertEquals(0, w.launchedWhileTraining.get(), "refills are sampled before the update, never during it");
+        for (TrainBatch b : w.batches) {
+            assertEquals(2, b.groups().size(), "every batch full");
+            for (List<Trajectory> g : b.groups()) {
+                assertTrue(!g.get(0).groupId().endsWith("-t1"), "no uninformative group reaches the learner: " + g.get(0).groupId());
+            }
+        }
+        long dropped = 0;
+        for (String line : Files.readAllLines(dir.resolve("metrics.jsonl"))) dropped = Json.parse(line).get("uninformative_dropped").asLong();
+        assertEquals(2, dropped, "t0 t1 (+t2) | t3 t0 | t1 t2 (+t3): t1 twice, each refilled by the next task");
+        assertEquals((3 * 2 + dropped) * 2, w.requests.get(), "each dropped group was replaced by exactly one more");
     }
 
     @Test
