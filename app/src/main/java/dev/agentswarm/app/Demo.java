@@ -5,7 +5,6 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.app.cli.Report;
 import dev.agentswarm.core.json.Json;
-import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
@@ -25,7 +24,6 @@ import dev.agentswarm.learner.sft.Checkpoints;
 import dev.agentswarm.learner.sft.SftConfig;
 import dev.agentswarm.learner.sft.SftTrainer;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
-import dev.agentswarm.policy.model.ModelWeights;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -231,7 +229,7 @@ public final class Demo {
         Map<String, List<Trajectory>> groups = new LinkedHashMap<>();
         for (EvalReport.Episode e : rollouts.episodes()) groups.computeIfAbsent(e.task().id(), k -> new ArrayList<>()).add(e.trajectory());
         DpoTrainer.Settings ds = DpoTrainer.Settings.fromConfig(cfg);
-        Path weights = dir.resolve(Checkpoints.MODEL);
+        DpoRun.Outcome run;
         try (EmbeddedModel model = EmbeddedModel.fromConfig(sftPolicy)) {
             List<PreferencePair> pairs = PreferencePairs.fromRollouts(new ArrayList<>(groups.values()), settings.dpoMinGap(),
                     new TurnPrompts(model.template()),
@@ -239,31 +237,18 @@ public final class Demo {
             log.accept(String.format("  %d rollouts of %d tasks (%.1f s, filler %.3f) → %d preference pairs", rollouts.episodes().size(),
                     groups.size(), rollouts.seconds(), rollouts.report().facts().get("filler_rate"), pairs.size()));
             if (pairs.isEmpty()) throw new IllegalStateException("no rollout group had a pair " + settings.dpoMinGap() + " apart; nothing to prefer");
-            List<DpoTrainer.StepResult> steps;
-            try (DpoTrainer trainer = new DpoTrainer(model.model(), model.manager(), ds, model.template().tokenizer().padId());
-                 MetricsLog metrics = MetricsLog.appendOnly(dir.resolve("metrics.jsonl"));
-                 ProgressBar bar = EpisodeRuns.progressBar("dpo", ds.steps())) {
-                steps = trainer.train(pairs, r -> {
-                    metrics.append(Json.object().put("step", r.step()).put("loss", r.loss()).put("accuracy", r.accuracy())
-                            .put("margin", r.margin()).put("grad_norm", r.gradNorm()).put("step_s", r.seconds()));
-                    bar.stepTo(r.step());
-                    bar.setExtraMessage(String.format(" loss %.3f, accuracy %.2f", r.loss(), r.accuracy()));
-                });
-            }
-            ModelWeights.save(model.model(), model.version() + ds.steps(), weights);
-            DpoTrainer.StepResult first = steps.get(0);
-            DpoTrainer.StepResult last = steps.get(steps.size() - 1);
-            double seconds = steps.stream().mapToDouble(DpoTrainer.StepResult::seconds).sum();
+            run = DpoRun.train(model, pairs, ds, dir);
             figures.put("algorithm", "dpo");
             figures.put("pairs", pairs.size());
-            figures.put("steps", steps.size());
-            figures.put("first_loss", Report.round(first.loss(), 4));
-            figures.put("last_loss", Report.round(last.loss(), 4));
-            figures.put("last_accuracy", Report.round(last.accuracy(), 3));
-            figures.put("train_s", Report.round(seconds, 1));
-            log.accept(String.format("  %d steps, loss %.3f → %.3f, pair accuracy %.2f → %.2f, %.0f s", steps.size(), first.loss(),
-                    last.loss(), first.accuracy(), last.accuracy(), seconds));
         }
+        figures.put("steps", run.steps().size());
+        figures.put("first_loss", Report.round(run.first().loss(), 4));
+        figures.put("last_loss", Report.round(run.last().loss(), 4));
+        figures.put("last_accuracy", Report.round(run.last().accuracy(), 3));
+        figures.put("train_s", Report.round(run.trainSeconds(), 1));
+        log.accept(String.format("  %d steps, loss %.3f → %.3f, pair accuracy %.2f → %.2f, %.0f s", run.steps().size(), run.first().loss(),
+                run.last().loss(), run.first().accuracy(), run.last().accuracy(), run.trainSeconds()));
+        Path weights = run.weights();
         return servingWeights(sftPolicy, weights);
     }
 

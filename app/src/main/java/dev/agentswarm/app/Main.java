@@ -2,6 +2,7 @@ package dev.agentswarm.app;
 
 import dev.agentswarm.app.cli.BenchCommand;
 import dev.agentswarm.app.cli.DemoCommand;
+import dev.agentswarm.app.cli.DpoCommand;
 import dev.agentswarm.app.cli.EvalCommand;
 import dev.agentswarm.app.cli.ExportCommand;
 import dev.agentswarm.app.cli.ReplayCommand;
@@ -17,7 +18,7 @@ import picocli.CommandLine.Command;
 @Command(name = "swarm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "Actor runtime for swarms of tool-using LLM agents that learn.",
         subcommands = {DemoCommand.class, RunCommand.class, EvalCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
-                SandboxCommand.class, TrainCommand.class, ExportCommand.class,
+                SandboxCommand.class, TrainCommand.class, DpoCommand.class, ExportCommand.class,
                 VersionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

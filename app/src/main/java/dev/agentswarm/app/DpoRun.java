@@ -1,0 +1,53 @@
+package dev.agentswarm.app;
+
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.json.MetricsLog;
+import dev.agentswarm.learner.rl.DpoTrainer;
+import dev.agentswarm.learner.rl.PreferencePair;
+import dev.agentswarm.learner.sft.Checkpoints;
+import dev.agentswarm.policy.embedded.EmbeddedModel;
+import dev.agentswarm.policy.model.ModelWeights;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import me.tongfei.progressbar.ProgressBar;
+
+/**
+ * DPO of an embedded model on preference pairs, as the demo and {@code swarm dpo} run it: every step
+ * to {@code metrics.jsonl} with a progress bar, then the weights to {@code model.safetensors}, stamped
+ * with the model's version plus the steps taken.
+ */
+public final class DpoRun {
+
+    public record Outcome(List<DpoTrainer.StepResult> steps, Path weights, double trainSeconds) {
+        public DpoTrainer.StepResult first() {
+            return steps.get(0);
+        }
+
+        public DpoTrainer.StepResult last() {
+            return steps.get(steps.size() - 1);
+        }
+    }
+
+    private DpoRun() {}
+
+    public static Outcome train(EmbeddedModel model, List<PreferencePair> pairs, DpoTrainer.Settings settings, Path dir) throws IOException {
+        if (pairs.isEmpty()) throw new IllegalArgumentException("no preference pairs to train on");
+        Files.createDirectories(dir);
+        List<DpoTrainer.StepResult> steps;
+        try (DpoTrainer trainer = new DpoTrainer(model.model(), model.manager(), settings, model.template().tokenizer().padId());
+             MetricsLog metrics = MetricsLog.appendOnly(dir.resolve("metrics.jsonl"));
+             ProgressBar bar = EpisodeRuns.progressBar("dpo", settings.steps())) {
+            steps = trainer.train(pairs, r -> {
+                metrics.append(Json.object().put("step", r.step()).put("loss", r.loss()).put("accuracy", r.accuracy())
+                        .put("margin", r.margin()).put("grad_norm", r.gradNorm()).put("step_s", r.seconds()));
+                bar.stepTo(r.step());
+                bar.setExtraMessage(String.format(" loss %.3f, accuracy %.2f", r.loss(), r.accuracy()));
+            });
+        }
+        Path weights = dir.resolve(Checkpoints.MODEL);
+        ModelWeights.save(model.model(), model.version() + settings.steps(), weights);
+        return new Outcome(steps, weights, steps.stream().mapToDouble(DpoTrainer.StepResult::seconds).sum());
+    }
+}
