@@ -4,7 +4,11 @@ import ai.djl.ndarray.NDManager;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
+import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.app.Training;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.testkit.ScriptedPolicy;
+import dev.agentswarm.workers.EpisodeServices;
 import dev.agentswarm.core.protocol.PolicyWeights;
 import dev.agentswarm.policy.embedded.BatchGenerator;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
@@ -44,54 +48,103 @@ public final class LoopBenchmark {
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "bench-weights", ConfigFactory.parseString(
                 "pekko.actor.provider = local\npekko.loglevel = WARNING").withFallback(ConfigFactory.load()));
         try (EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 1)) {
-            ActorRef<Topic.Command<PolicyWeights>> subscriber = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
-                    "weights-subscriber", Props.empty());
-            ActorRef<Topic.Command<PolicyWeights>> publisher = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
-                    "weights-publisher", Props.empty());
-            ActorRef<PolicyServer.Command> server = system.systemActorOf(
-                    PolicyServer.create(() -> model.newGenerator(new GeneratorSettings(8, 64, 4096, 1)), subscriber), "policy-server",
-                    DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
-            byte[][] weights = new byte[swaps + 1][];
-            try (NDManager m = NDManager.newBaseManager()) {
-                CausalLm other = CausalLm.create(shape, m, 2);
-                for (int v = 1; v <= swaps + 1; v++) weights[v - 1] = ModelWeights.export(other, v);
-            }
-            awaitVersion(system, server, -1, Duration.ofSeconds(10)); // started
-            publisher.tell(Topic.publish(new PolicyWeights(1, weights[0]))); // untimed: the topics find each other
-            awaitVersion(system, server, 1, Duration.ofSeconds(30));
-            double[] ms = new double[swaps];
-            for (int i = 0; i < swaps; i++) {
-                long v = i + 2;
-                long t0 = System.nanoTime();
-                publisher.tell(Topic.publish(new PolicyWeights(v, weights[i + 1])));
-                awaitVersion(system, server, v, Duration.ofSeconds(30));
-                ms[i] = (System.nanoTime() - t0) / 1e6;
-            }
-            Arrays.sort(ms);
-            Map<String, Object> f = new LinkedHashMap<>();
-            f.put("weight_bytes", weights[0].length);
-            f.put("weight_swap_ms", SftBenchmark.round(SftBenchmark.median(ms)));
-            f.put("weight_swap_max_ms", SftBenchmark.round(ms[ms.length - 1]));
-            log.accept(String.format("weight swap (%s, %,d bytes): median %.1f ms over %d", preset, weights[0].length,
-                    SftBenchmark.median(ms), swaps));
-            return f;
+            ActorRef<PolicyServer.Command> server = serve(system, model);
+            double[] ms = timeSwaps(system, server, publisher(system), shape, swaps);
+            log.accept(String.format("weight swap (%s): median %.1f ms over %d", preset, SftBenchmark.median(ms), swaps));
+            return figures("weight_swap", ms, weightBytes(shape));
         } finally {
             system.terminate();
             system.getWhenTerminated().toCompletableFuture().get();
         }
     }
 
+    /**
+     * The same with the policy server on a second node of a two-node cluster on 127.0.0.1: the
+     * weights cross Artery's large-message lane, as they do from a learner to another machine's workers.
+     */
+    public static Map<String, Object> weightSwapAcrossNodes(String preset, int swaps, Consumer<String> log) throws Exception {
+        ModelConfig shape = ModelConfig.preset(preset);
+        Config node = SwarmNode.loadConfig(null);
+        EpisodeServices none = new EpisodeServices(ScriptedPolicy.replies("unused"), ToolRegistry.of());
+        try (SwarmNode learner = SwarmNode.start(node, none, null);
+             SwarmNode worker = SwarmNode.start(node, none, learner.address());
+             EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 1)) {
+            ActorRef<PolicyServer.Command> server = serve(worker.system(), model);
+            double[] ms = timeSwaps(worker.system(), server, publisher(learner.system()), shape, swaps);
+            log.accept(String.format("weight swap across nodes (%s): median %.1f ms over %d", preset, SftBenchmark.median(ms), swaps));
+            return figures("weight_swap_cross_node", ms, weightBytes(shape));
+        }
+    }
+
+    /** A policy server following the weights topic; the topic actor's name puts it on the large-message lane. */
+    private static ActorRef<PolicyServer.Command> serve(ActorSystem<?> system, EmbeddedModel model) {
+        ActorRef<Topic.Command<PolicyWeights>> subscriber = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
+                "policy-weights-subscriber", Props.empty());
+        return system.systemActorOf(PolicyServer.create(() -> model.newGenerator(new GeneratorSettings(8, 64, 4096, 1)), subscriber),
+                "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
+    }
+
+    private static ActorRef<Topic.Command<PolicyWeights>> publisher(ActorSystem<?> system) {
+        return system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC), "policy-weights-publisher", Props.empty());
+    }
+
+    /** Milliseconds from each publish to the server serving that version, sorted; one untimed swap first (the topics find each other). */
+    private static double[] timeSwaps(ActorSystem<?> serverSystem, ActorRef<PolicyServer.Command> server,
+                                      ActorRef<Topic.Command<PolicyWeights>> publisher, ModelConfig shape, int swaps) throws Exception {
+        byte[][] weights = new byte[swaps + 1][];
+        try (NDManager m = NDManager.newBaseManager()) {
+            CausalLm other = CausalLm.create(shape, m, 2);
+            for (int v = 1; v <= swaps + 1; v++) weights[v - 1] = ModelWeights.export(other, v);
+        }
+        awaitVersion(serverSystem, server, -1, Duration.ofSeconds(10)); // started
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (version(serverSystem, server) != 1) { // published again until the topics on both sides know each other
+            if (System.nanoTime() > deadline) throw new IllegalStateException("the server never received the first weights");
+            publisher.tell(Topic.publish(new PolicyWeights(1, weights[0])));
+            Thread.sleep(100);
+        }
+        double[] ms = new double[swaps];
+        for (int i = 0; i < swaps; i++) {
+            long v = i + 2;
+            long t0 = System.nanoTime();
+            publisher.tell(Topic.publish(new PolicyWeights(v, weights[i + 1])));
+            awaitVersion(serverSystem, server, v, Duration.ofSeconds(30));
+            ms[i] = (System.nanoTime() - t0) / 1e6;
+        }
+        Arrays.sort(ms);
+        return ms;
+    }
+
+    private static int weightBytes(ModelConfig shape) {
+        try (NDManager m = NDManager.newBaseManager()) {
+            return ModelWeights.export(CausalLm.create(shape, m, 2), 0).length;
+        }
+    }
+
+    private static Map<String, Object> figures(String key, double[] sorted, int bytes) {
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("weight_bytes", bytes);
+        f.put(key + "_ms", SftBenchmark.round(SftBenchmark.median(sorted)));
+        f.put(key + "_max_ms", SftBenchmark.round(sorted[sorted.length - 1]));
+        return f;
+    }
+
     /** Polls the server until it serves {@code version} (any version when -1). */
-    private static void awaitVersion(ActorSystem<Void> system, ActorRef<PolicyServer.Command> server, long version, Duration limit)
+    private static void awaitVersion(ActorSystem<?> system, ActorRef<PolicyServer.Command> server, long version, Duration limit)
             throws Exception {
         long deadline = System.nanoTime() + limit.toNanos();
         while (true) {
-            BatchGenerator.Stats s = AskPattern.<PolicyServer.Command, BatchGenerator.Stats>ask(server, PolicyServer.GetStats::new,
-                    Duration.ofSeconds(10), system.scheduler()).toCompletableFuture().get();
-            if (version < 0 || s.version() == version) return;
-            if (System.nanoTime() > deadline) throw new IllegalStateException("the server still serves " + s.version() + ", not " + version);
+            long served = version(system, server);
+            if (version < 0 || served == version) return;
+            if (System.nanoTime() > deadline) throw new IllegalStateException("the server still serves " + served + ", not " + version);
             Thread.sleep(0, 200_000);
         }
+    }
+
+    private static long version(ActorSystem<?> system, ActorRef<PolicyServer.Command> server) throws Exception {
+        BatchGenerator.Stats s = AskPattern.<PolicyServer.Command, BatchGenerator.Stats>ask(server, PolicyServer.GetStats::new,
+                Duration.ofSeconds(10), system.scheduler()).toCompletableFuture().get();
+        return s.version();
     }
 
     /**

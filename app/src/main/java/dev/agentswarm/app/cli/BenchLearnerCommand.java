@@ -21,7 +21,7 @@ public final class BenchLearnerCommand implements Callable<Integer> {
     @Mixin
     TrainingStepOptions shape;
 
-    @Option(names = "--swaps", defaultValue = "10", description = "Weight swaps timed, publish to served (default ${DEFAULT-VALUE}).")
+    @Option(names = "--swaps", defaultValue = "10", description = "Weight swaps timed, publish to served, on one node and with the server on a second node (default ${DEFAULT-VALUE}).")
     int swaps;
 
     @Option(names = "--loop-steps", defaultValue = "4",
@@ -60,6 +60,10 @@ public final class BenchLearnerCommand implements Callable<Integer> {
             f.putAll(w);
             r.line(String.format("  weight swap, publish → served: median %.1f ms, worst %.1f ms (%,d bytes of safetensors)",
                     (Double) w.get("weight_swap_ms"), (Double) w.get("weight_swap_max_ms"), (Integer) w.get("weight_bytes")));
+            Map<String, Object> x = LoopBenchmark.weightSwapAcrossNodes(shape.preset, swaps, System.err::println);
+            f.putAll(x);
+            r.line(String.format("  the same with the server on a second node: median %.1f ms, worst %.1f ms",
+                    (Double) x.get("weight_swap_cross_node_ms"), (Double) x.get("weight_swap_cross_node_max_ms")));
         }
         if (loopSteps > 0) {
             Map<String, Object> l = LoopBenchmark.asyncOverSync(com.typesafe.config.ConfigFactory.parseString(LOOP_CONFIG)
