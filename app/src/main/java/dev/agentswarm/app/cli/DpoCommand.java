@@ -28,11 +28,8 @@ public final class DpoCommand implements Callable<Integer> {
     @Option(names = "--pairs", required = true, paramLabel = "FILE", description = "TRL preference pairs, one JSON object a line.")
     Path pairs;
 
-    @Option(names = "--weights", paramLabel = "FILE", description = "Safetensors to start from (an SFT checkpoint's model.safetensors); it is also the reference.")
-    Path weights;
-
-    @Option(names = "--tokenizer", paramLabel = "FILE", description = "The tokenizer those weights were trained with.")
-    Path tokenizer;
+    @Mixin
+    WeightsOptions weights; // the start is also DPO's reference
 
     @Option(names = "--steps", description = "Optimizer steps (default: agentswarm.learner.dpo.steps).")
     Integer steps;
@@ -50,8 +47,7 @@ public final class DpoCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         if (!Files.isRegularFile(pairs)) throw new IllegalArgumentException("--pairs " + pairs + " does not exist");
         Config cfg = SwarmNode.loadConfig(config);
-        if (weights != null) cfg = cfg.withValue("agentswarm.policy.embedded.weights", ConfigValueFactory.fromAnyRef(weights.toString()));
-        if (tokenizer != null) cfg = cfg.withValue("agentswarm.policy.embedded.tokenizer", ConfigValueFactory.fromAnyRef(tokenizer.toString()));
+        cfg = weights.apply(cfg);
         if (steps != null) cfg = cfg.withValue("agentswarm.learner.dpo.steps", ConfigValueFactory.fromAnyRef(steps));
         DpoTrainer.Settings settings = DpoTrainer.Settings.fromConfig(cfg);
         Path dir = runDir != null ? runDir

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** Which policy a command talks to: the embedded model, an OpenAI-compatible server or a scripted policy file. */
@@ -23,11 +24,8 @@ public final class PolicyOptions {
                     + " oracle (swarm eval only): the suite's own solver.")
     String kind;
 
-    @Option(names = "--weights", paramLabel = "FILE", description = "Embedded policy: safetensors weights (e.g. from swarm sft).")
-    Path weights;
-
-    @Option(names = "--tokenizer", paramLabel = "FILE", description = "Embedded policy: the tokenizer JSON the weights were trained with.")
-    Path tokenizer;
+    @Mixin
+    WeightsOptions weights;
 
     @Option(names = "--preset", paramLabel = "NAME", description = "Embedded policy: model preset tiny, small or base.")
     String preset;
@@ -49,11 +47,7 @@ public final class PolicyOptions {
 
     /** The configuration with the embedded-policy options applied. */
     public Config embeddedConfig(Config config) {
-        Config c = config;
-        if (weights != null) c = c.withValue("agentswarm.policy.embedded.weights", ConfigValueFactory.fromAnyRef(weights.toString()));
-        if (tokenizer != null) {
-            c = c.withValue("agentswarm.policy.embedded.tokenizer", ConfigValueFactory.fromAnyRef(tokenizer.toString()));
-        }
+        Config c = weights.apply(config);
         if (preset != null) c = c.withValue("agentswarm.policy.embedded.model.preset", ConfigValueFactory.fromAnyRef(preset));
         return c;
     }

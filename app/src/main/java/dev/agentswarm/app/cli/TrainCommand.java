@@ -31,11 +31,8 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--sync", description = "Sample, then train, in turn: the synchronous baseline.")
     boolean sync;
 
-    @Option(names = "--weights", paramLabel = "FILE", description = "Safetensors to start from (an SFT checkpoint's model.safetensors).")
-    Path weights;
-
-    @Option(names = "--tokenizer", paramLabel = "FILE", description = "The tokenizer those weights were trained with.")
-    Path tokenizer;
+    @Mixin
+    WeightsOptions weights;
 
     @Option(names = "--run-dir", paramLabel = "DIR", description = "Where the run's files go (default: runs/train-<suite>-<time>).")
     Path runDir;
@@ -55,8 +52,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (steps != null) cfg = cfg.withValue("agentswarm.train.steps", ConfigValueFactory.fromAnyRef(steps));
         if (sync) cfg = cfg.withValue("agentswarm.train.sync", ConfigValueFactory.fromAnyRef(true));
         if (runDir != null) cfg = cfg.withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(runDir.toString()));
-        if (weights != null) cfg = cfg.withValue("agentswarm.policy.embedded.weights", ConfigValueFactory.fromAnyRef(weights.toString()));
-        if (tokenizer != null) cfg = cfg.withValue("agentswarm.policy.embedded.tokenizer", ConfigValueFactory.fromAnyRef(tokenizer.toString()));
+        cfg = weights.apply(cfg);
         Training.Outcome o = Training.run(cfg, resume);
         RolloutCoordinator.Summary s = o.summary();
         Report r = new Report();
