@@ -40,8 +40,10 @@ public final class DpoRun {
              MetricsLog metrics = MetricsLog.appendOnly(dir.resolve("metrics.jsonl"));
              ProgressBar bar = EpisodeRuns.progressBar("dpo", settings.steps())) {
             steps = trainer.train(pairs, r -> {
-                metrics.append(Json.object().put("step", r.step()).put("loss", r.loss()).put("accuracy", r.accuracy())
-                        .put("margin", r.margin()).put("grad_norm", r.gradNorm()).put("step_s", r.seconds()));
+                var line = Json.object().put("step", r.step()).put("loss", r.loss()).put("accuracy", r.accuracy())
+                        .put("margin", r.margin()).put("grad_norm", r.gradNorm()).put("step_s", r.seconds());
+                if (!Double.isNaN(r.nll())) line.put("nll", r.nll()); // with rpo-alpha
+                metrics.append(line);
                 bar.stepTo(r.step());
                 bar.setExtraMessage(String.format(" loss %.3f, accuracy %.2f", r.loss(), r.accuracy()));
             });

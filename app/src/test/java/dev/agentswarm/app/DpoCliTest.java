@@ -33,7 +33,11 @@ class DpoCliTest {
         assertEquals(0, r.exit(), r.err());
         assertEquals(4, r.json().get("pairs").asInt());
         assertEquals(3, r.json().get("steps").asInt());
-        assertEquals(3, Files.readAllLines(run.resolve("metrics.jsonl")).size(), "one line a step");
+        List<String> lines = Files.readAllLines(run.resolve("metrics.jsonl"));
+        assertEquals(3, lines.size(), "one line a step");
+        for (String line : lines) {
+            assertTrue(dev.agentswarm.core.json.Json.parse(line).path("nll").asDouble() > 0, "rpo-alpha's NLL is logged: " + line);
+        }
         assertEquals(3, ModelWeights.versionOf(SafetensorsFile.read(run.resolve("model.safetensors"))), "the start's version 0 plus 3 steps");
     }
 

@@ -27,8 +27,11 @@ import java.util.Map;
  */
 public final class DpoStep {
 
-    /** The batch's loss and its pairs' statistics (before the update); {@code gradNorm} is before clipping. */
-    public record Outcome(double loss, double gradNorm, double accuracy, double margin) {}
+    /**
+     * The batch's loss and its pairs' statistics (before the update); {@code gradNorm} is before
+     * clipping, {@code nll} the chosen answers' NLL per token (NaN without the RPO term).
+     */
+    public record Outcome(double loss, double gradNorm, double accuracy, double margin, double nll) {}
 
     /** Summed completion log-probs of one pair under the reference policy. */
     public record Reference(float chosen, float rejected) {}
@@ -76,6 +79,7 @@ public final class DpoStep {
             double total = 0;
             double accuracy = 0;
             double margin = 0;
+            double nll = 0; // NaN throughout without the RPO term
             try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                 for (int i = 0; i < pairs.size(); i += pairsPerPass) {
                     int end = Math.min(pairs.size(), i + pairsPerPass);
@@ -97,13 +101,14 @@ public final class DpoStep {
                     total += t.loss().getFloat() * share;
                     accuracy += t.accuracy() * share;
                     margin += t.margin() * share;
+                    nll += t.nll() * share;
                 }
             }
             Map<String, NDArray> grads = ModelGradients.collect(params, step);
             double norm = GradClipping.clipGlobalNorm(grads.values(), maxGradNorm);
             optimizer.step(grads, lr);
             ModelGradients.zero(params);
-            return new Outcome(total, norm, accuracy, margin);
+            return new Outcome(total, norm, accuracy, margin, nll);
         }
     }
 

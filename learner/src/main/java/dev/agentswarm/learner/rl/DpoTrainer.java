@@ -47,7 +47,7 @@ public final class DpoTrainer implements AutoCloseable {
     }
 
     /** One update's figures, measured before it. */
-    public record StepResult(int step, double loss, double accuracy, double margin, double gradNorm, double seconds) {}
+    public record StepResult(int step, double loss, double accuracy, double margin, double nll, double gradNorm, double seconds) {}
 
     public interface Listener {
         void onStep(StepResult result);
@@ -93,7 +93,7 @@ public final class DpoTrainer implements AutoCloseable {
             }
             long t0 = System.nanoTime();
             DpoStep.Outcome o = step.run(batch, batchRefs, settings.pairsPerPass(), padId, settings.learningRate(), settings.maxGradNorm());
-            StepResult r = new StepResult(s, o.loss(), o.accuracy(), o.margin(), o.gradNorm(), (System.nanoTime() - t0) / 1e9);
+            StepResult r = new StepResult(s, o.loss(), o.accuracy(), o.margin(), o.nll(), o.gradNorm(), (System.nanoTime() - t0) / 1e9);
             results.add(r);
             listener.onStep(r);
         }
