@@ -49,9 +49,9 @@ public final class LoopBenchmark {
                 "pekko.actor.provider = local\npekko.loglevel = WARNING").withFallback(ConfigFactory.load()));
         try (EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 1)) {
             ActorRef<PolicyServer.Command> server = serve(system, model);
-            double[] ms = timeSwaps(system, server, publisher(system), shape, swaps);
-            log.accept(String.format("weight swap (%s): median %.1f ms over %d", preset, SftBenchmark.median(ms), swaps));
-            return figures("weight_swap", ms, weightBytes(shape));
+            Swaps timed = timeSwaps(system, server, publisher(system), shape, swaps);
+            log.accept(String.format("weight swap (%s): median %.1f ms over %d", preset, SftBenchmark.median(timed.sortedMs()), swaps));
+            return timed.figures("weight_swap");
         } finally {
             system.terminate();
             system.getWhenTerminated().toCompletableFuture().get();
@@ -70,9 +70,10 @@ public final class LoopBenchmark {
              SwarmNode worker = SwarmNode.start(node, none, learner.address());
              EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 1)) {
             ActorRef<PolicyServer.Command> server = serve(worker.system(), model);
-            double[] ms = timeSwaps(worker.system(), server, publisher(learner.system()), shape, swaps);
-            log.accept(String.format("weight swap across nodes (%s): median %.1f ms over %d", preset, SftBenchmark.median(ms), swaps));
-            return figures("weight_swap_cross_node", ms, weightBytes(shape));
+            Swaps timed = timeSwaps(worker.system(), server, publisher(learner.system()), shape, swaps);
+            log.accept(String.format("weight swap across nodes (%s): median %.1f ms over %d", preset, SftBenchmark.median(timed.sortedMs()),
+                    swaps));
+            return timed.figures("weight_swap_cross_node");
         }
     }
 
@@ -88,8 +89,19 @@ public final class LoopBenchmark {
         return system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC), "policy-weights-publisher", Props.empty());
     }
 
-    /** Milliseconds from each publish to the server serving that version, sorted; one untimed swap first (the topics find each other). */
-    private static double[] timeSwaps(ActorSystem<?> serverSystem, ActorRef<PolicyServer.Command> server,
+    /** Milliseconds from each publish to the server serving that version, sorted, and the size of the weights sent. */
+    private record Swaps(double[] sortedMs, int weightBytes) {
+        Map<String, Object> figures(String key) {
+            Map<String, Object> f = new LinkedHashMap<>();
+            f.put("weight_bytes", weightBytes);
+            f.put(key + "_ms", SftBenchmark.round(SftBenchmark.median(sortedMs)));
+            f.put(key + "_max_ms", SftBenchmark.round(sortedMs[sortedMs.length - 1]));
+            return f;
+        }
+    }
+
+    /** Times {@code swaps} swaps after one untimed swap (the topics find each other). */
+    private static Swaps timeSwaps(ActorSystem<?> serverSystem, ActorRef<PolicyServer.Command> server,
                                       ActorRef<Topic.Command<PolicyWeights>> publisher, ModelConfig shape, int swaps) throws Exception {
         byte[][] weights = new byte[swaps + 1][];
         try (NDManager m = NDManager.newBaseManager()) {
@@ -112,21 +124,7 @@ public final class LoopBenchmark {
             ms[i] = (System.nanoTime() - t0) / 1e6;
         }
         Arrays.sort(ms);
-        return ms;
-    }
-
-    private static int weightBytes(ModelConfig shape) {
-        try (NDManager m = NDManager.newBaseManager()) {
-            return ModelWeights.export(CausalLm.create(shape, m, 2), 0).length;
-        }
-    }
-
-    private static Map<String, Object> figures(String key, double[] sorted, int bytes) {
-        Map<String, Object> f = new LinkedHashMap<>();
-        f.put("weight_bytes", bytes);
-        f.put(key + "_ms", SftBenchmark.round(SftBenchmark.median(sorted)));
-        f.put(key + "_max_ms", SftBenchmark.round(sorted[sorted.length - 1]));
-        return f;
+        return new Swaps(ms, weights[0].length);
     }
 
     /** Polls the server until it serves {@code version} (any version when -1). */
