@@ -13,6 +13,8 @@ import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.SwarmProtocol;
+import dev.agentswarm.core.protocol.ToolStatus;
 import dev.agentswarm.core.protocol.Timing;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.ToolResult;
@@ -35,6 +37,7 @@ import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 
@@ -229,6 +232,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         String finishAnswer = finishAnswer(calls);
         turns.add(Turn.assistant(turns.size(), c, calls, parsed.errors(), compressedContext, timing));
         append(setup.format.assistantMessage(c, parsed));
+        reportProgress(calls, finishAnswer, parsed);
 
         if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
         if (!calls.isEmpty()) {
@@ -263,6 +267,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         List<CompletableFuture<ToolResult>> futures = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             ToolCall call = calls.get(i);
+            if (request.swarm() != null && SwarmProtocol.SPAWN_TOOL.equals(call.name())) {
+                futures.add(askSwarm(call));
+                continue;
+            }
             ToolContext ctx = new ToolContext(request.episodeId(), policyTurns, i, call.id(), spec.toolTimeoutMillis());
             futures.add(setup.executor.execute(call, ctx).toCompletableFuture());
         }
@@ -284,6 +292,36 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         }
         getContext().pipeToSelf(all, adapt::apply);
         return this;
+    }
+
+    /**
+     * A {@code spawn_subagents} call goes to the swarm running this episode, which may take as long as
+     * the episode has left: its sub-agents run meanwhile.
+     */
+    private CompletableFuture<ToolResult> askSwarm(ToolCall call) {
+        long started = System.nanoTime();
+        long leftMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineAtNanos - started));
+        int turn = policyTurns;
+        CompletionStage<SwarmProtocol.SpawnOutcome> outcome = AskPattern.ask(request.swarm(),
+                replyTo -> new SwarmProtocol.SpawnSubAgents(request.episodeId(), turn, call.id(), call.arguments(), replyTo),
+                Duration.ofMillis(leftMillis), getContext().getSystem().scheduler());
+        return outcome.toCompletableFuture().handle((o, failure) -> o != null
+                ? new ToolResult(call.id(), call.name(), o.observation(), o.ok() ? ToolStatus.OK : ToolStatus.ERROR, false,
+                        System.nanoTime() - started)
+                : new ToolResult(call.id(), call.name(), "spawn_subagents failed: " + describe(unwrap(failure)), ToolStatus.ERROR,
+                        false, System.nanoTime() - started));
+    }
+
+    /** Inside a swarm, every policy turn is reported: live views show it, and budgets count it while the episode runs. */
+    private void reportProgress(List<ToolCall> calls, String finishAnswer, ParsedCompletion parsed) {
+        if (request.swarm() == null) return;
+        String action;
+        if (finishAnswer != null) action = "answer: " + finishAnswer;
+        else if (!calls.isEmpty()) action = String.join(", ", calls.stream().map(c -> c.name() + "(" + c.arguments() + ")").toList());
+        else if (parsed.hasFinalAnswer() && !parsed.hasErrors()) action = "answer: " + parsed.finalAnswer();
+        else action = "format error";
+        if (action.length() > 160) action = action.substring(0, 157) + "...";
+        request.swarm().tell(new SwarmProtocol.EpisodeProgress(request.episodeId(), policyTurns, action, completionTokens));
     }
 
     private Behavior<Command> onToolsDone(ToolsDone done) {
@@ -377,7 +415,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private static List<ToolResult> failedResults(List<ToolCall> calls, Throwable failure) {
         String why = describe(unwrap(failure));
         return calls.stream().map(c -> new ToolResult(c.id(), c.name(), "tool call failed: " + why,
-                dev.agentswarm.core.protocol.ToolStatus.ERROR, false, 0)).toList();
+                ToolStatus.ERROR, false, 0)).toList();
     }
 
     private static Throwable unwrap(Throwable t) {

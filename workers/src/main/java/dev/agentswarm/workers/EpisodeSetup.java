@@ -9,6 +9,7 @@ import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.ToolSpec;
+import dev.agentswarm.core.tool.SpawnSubAgentsTool;
 import dev.agentswarm.core.tool.ToolExecutor;
 import dev.agentswarm.core.tool.ToolRegistry;
 import java.util.List;
@@ -35,6 +36,10 @@ public final class EpisodeSetup {
 
     EpisodeSetup(EpisodeSpec spec, Policy policy, ToolRegistry nodeTools) {
         this.format = ToolCallFormats.byName(spec.format());
+        // spawn_subagents is answered by the swarm running the episode, so a node offers it without registering it.
+        if (spec.tools().contains(SpawnSubAgentsTool.NAME) && nodeTools.find(SpawnSubAgentsTool.NAME).isEmpty()) {
+            nodeTools = nodeTools.plus(new SpawnSubAgentsTool());
+        }
         ToolRegistry tools = nodeTools.select(spec.tools());
         this.toolSpecs = tools.specs();
         this.executor = new ToolExecutor(tools, spec.maxToolResultChars(), spec.toolTimeoutMillis());

@@ -19,10 +19,18 @@ public final class WorkerProtocol {
 
     /**
      * Run one episode and reply to {@code replyTo} with its {@link Trajectory}, exactly once.
-     * {@code policyVersionAtLeast} lets a coordinator refuse to sample with stale weights.
+     * {@code policyVersionAtLeast} lets a coordinator refuse to sample with stale weights. {@code swarm}
+     * is set when a swarm runs the episode: it answers the episode's {@code spawn_subagents} calls and
+     * hears its progress (null otherwise).
      */
     public record RunEpisode(String episodeId, String groupId, Task task, EpisodeSpec spec, long policyVersionAtLeast,
-                             ActorRef<Trajectory> replyTo) implements Command {}
+                             ActorRef<Trajectory> replyTo, ActorRef<SwarmProtocol.Command> swarm) implements Command {
+
+        public RunEpisode(String episodeId, String groupId, Task task, EpisodeSpec spec, long policyVersionAtLeast,
+                          ActorRef<Trajectory> replyTo) {
+            this(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, null);
+        }
+    }
 
     /** Stop a running episode; it replies with what it has, stop reason {@link StopReason#CANCELLED}. */
     public record CancelEpisode(String episodeId, String reason) implements Command {}

@@ -55,7 +55,8 @@ class CborRoundTripTest {
         List<Object> records = List.of(
                 Task.of("t1", "What is 6*7?"),
                 new Task("t2", "p", "42", Map.of("suite", "arithmetic")),
-                new SubTask("s1", "find X", "search", List.of("search"), List.of("s0")),
+                new SwarmProtocol.SpawnOutcome("[a] done: 42", true),
+                new SwarmProtocol.EpisodeProgress("swarm-1/a", 3, "calculator({\"expression\":\"6*7\"})", 120),
                 call, completion, result, assistant, observation, t, spec,
                 new CompletionRequest("e1", 2, List.of(Message.assistant("x", List.of(call)), Message.tool("call_0", "calculator", "42")),
                         List.of(new ToolSpec("calculator", "d", Json.parse("{\"type\":\"object\"}"))), "required", spec.sampling()),

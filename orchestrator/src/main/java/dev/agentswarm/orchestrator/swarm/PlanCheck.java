@@ -21,11 +21,18 @@ import java.util.TreeSet;
  */
 public final class PlanCheck {
 
-    /** What a plan may use: the tools sub-agents can be given, and how many sub-agents it may spawn. */
-    public record Limits(Set<String> tools, int maxSubAgents) {
+    /**
+     * What a plan may use: the tools sub-agents can be given, how many sub-agents it may spawn, and
+     * whether a sub-task may be an orchestrator itself (not at the depth limit).
+     */
+    public record Limits(Set<String> tools, int maxSubAgents, boolean nestingAllowed) {
         public Limits {
             tools = Set.copyOf(tools);
-            if (maxSubAgents < 1) throw new IllegalArgumentException("max sub-agents must be >= 1, got " + maxSubAgents);
+            if (maxSubAgents < 0) throw new IllegalArgumentException("max sub-agents must be >= 0, got " + maxSubAgents);
+        }
+
+        public Limits(Set<String> tools, int maxSubAgents) {
+            this(tools, maxSubAgents, true);
         }
     }
 
@@ -58,8 +65,10 @@ public final class PlanCheck {
             if (byId.putIfAbsent(t.id(), t) != null) problems.add("sub-task id \"" + t.id() + "\" is used twice: ids must be unique");
         }
         if (list.size() > limits.maxSubAgents()) {
-            problems.add(list.size() + " sub-tasks exceed the budget of " + limits.maxSubAgents() + " sub-agents: merge some or drop some");
+            problems.add(limits.maxSubAgents() == 0 ? "the budget of sub-agents is spent: finish with what you have"
+                    : list.size() + " sub-tasks exceed the budget of " + limits.maxSubAgents() + " sub-agents left: merge some or drop some");
         }
+        Join join = Join.read(arguments, list.size(), problems);
         for (SubTask t : byId.values()) {
             for (String d : t.dependsOn()) {
                 if (d.equals(t.id())) problems.add("sub-task \"" + t.id() + "\" depends on itself");
@@ -70,7 +79,7 @@ public final class PlanCheck {
             problems.add("the dependencies form a cycle: " + String.join(" → ", cycle) + ": remove one of these depends_on");
         }
         if (!problems.isEmpty()) return new Result(null, List.copyOf(problems));
-        return new Result(new Plan(new ArrayList<>(byId.values()), stages(byId)), List.of());
+        return new Result(new Plan(new ArrayList<>(byId.values()), stages(byId), join), List.of());
     }
 
     private static SubTask read(JsonNode node, int index, Limits limits, List<String> problems) {
@@ -97,6 +106,9 @@ public final class PlanCheck {
             } else {
                 mode = m.get();
             }
+        }
+        if (mode == SubAgentMode.ORCHESTRATOR && !limits.nestingAllowed()) {
+            problems.add(where + " is an orchestrator, but the swarm's depth limit is reached here: give it another mode");
         }
         List<String> tools = strings(node, "tools", where, problems);
         for (String tool : tools) {

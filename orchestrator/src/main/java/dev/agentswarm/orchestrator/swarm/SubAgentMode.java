@@ -11,7 +11,9 @@ public enum SubAgentMode {
     /** Write, run and debug code in the sandbox. */
     CODING,
     /** A general tool-using agent. */
-    GENERAL;
+    GENERAL,
+    /** An orchestrator of its own: it splits its sub-task further, up to the swarm's depth limit. */
+    ORCHESTRATOR;
 
     public String wire() {
         return name().toLowerCase(Locale.ROOT);

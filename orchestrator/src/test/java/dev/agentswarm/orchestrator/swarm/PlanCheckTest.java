@@ -53,8 +53,8 @@ class PlanCheckTest {
         assertTrue(o.startsWith("The plan was not run. Fix these and call spawn_subagents again:"), o);
         for (String expected : List.of("asks for tool \"sql\", which is not available; available: [calculator, python, search]",
                 "depends on \"ghost\", which is not in the plan", "id \"a\" is used twice", "sub-task \"b\" needs a \"goal\"",
-                "has mode \"poet\"; use one of [search, coding, general]", "sub-task 4 needs an \"id\"", "sub-task \"c\" depends on itself",
-                "\"tools\" must be a list of names", "6 sub-tasks exceed the budget of 5 sub-agents")) {
+                "has mode \"poet\"; use one of [search, coding, general, orchestrator]", "sub-task 4 needs an \"id\"", "sub-task \"c\" depends on itself",
+                "\"tools\" must be a list of names", "6 sub-tasks exceed the budget of 5 sub-agents left")) {
             assertTrue(o.contains(expected), "missing <" + expected + "> in\n" + o);
         }
     }
@@ -82,6 +82,30 @@ class PlanCheckTest {
         }
         assertTrue(PlanCheck.check(null, LIMITS).problems().get(0).contains("non-empty list"));
         assertTrue(check("{\"subtasks\": [42]}").problems().contains("sub-task 1 is not an object"));
-        assertThrows(IllegalArgumentException.class, () -> new PlanCheck.Limits(Set.of(), 0));
+        assertThrows(IllegalArgumentException.class, () -> new PlanCheck.Limits(Set.of(), -1));
+        PlanCheck.Result spent = PlanCheck.check(Json.parse("{\"subtasks\": [{\"id\": \"a\", \"goal\": \"g\"}]}"),
+                new PlanCheck.Limits(Set.of(), 0));
+        assertEquals(List.of("the budget of sub-agents is spent: finish with what you have"), spent.problems());
+    }
+
+    @Test
+    void joinIsReadAndCheckedAgainstThePlan() throws Exception {
+        String two = "{\"id\": \"a\", \"goal\": \"g\"}, {\"id\": \"b\", \"goal\": \"g\"}";
+        assertEquals(Join.ALL, check("{\"subtasks\": [" + two + "]}").plan().join());
+        assertEquals(new Join(Join.Kind.FIRST_K, 1), check("{\"subtasks\": [" + two + "], \"join\": \"first_k\", \"k\": 1}").plan().join());
+        assertEquals(Join.Kind.QUORUM, check("{\"subtasks\": [" + two + "], \"join\": \"quorum\"}").plan().join().kind());
+        assertTrue(check("{\"subtasks\": [" + two + "], \"join\": \"first_k\"}").problems().get(0).contains("needs \"k\""));
+        assertTrue(check("{\"subtasks\": [" + two + "], \"join\": \"first_k\", \"k\": 3}").problems().get(0)
+                .contains("waits for 3 answers but the plan has 2"));
+        assertTrue(check("{\"subtasks\": [" + two + "], \"join\": \"any\"}").problems().get(0).contains("use \"all\", \"first_k\""));
+    }
+
+    @Test
+    void anOrchestratorSubTaskIsRefusedAtTheDepthLimit() throws Exception {
+        String plan = "{\"subtasks\": [{\"id\": \"deep\", \"goal\": \"split this\", \"mode\": \"orchestrator\"}]}";
+        assertTrue(check(plan).ok());
+        PlanCheck.Result r = PlanCheck.check(Json.parse(plan), new PlanCheck.Limits(Set.of(), 5, false));
+        assertEquals(List.of("sub-task \"deep\" is an orchestrator, but the swarm's depth limit is reached here: give it another mode"),
+                r.problems());
     }
 }

@@ -1,0 +1,567 @@
+package dev.agentswarm.orchestrator.swarm;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.SwarmProtocol;
+import dev.agentswarm.core.protocol.SwarmProtocol.EpisodeProgress;
+import dev.agentswarm.core.protocol.SwarmProtocol.SpawnOutcome;
+import dev.agentswarm.core.protocol.SwarmProtocol.SpawnSubAgents;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.ToolCall;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.Turn;
+import dev.agentswarm.core.protocol.WorkerProtocol.CancelEpisode;
+import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * One orchestrator of a swarm. Its own episode runs on the workers with the tools
+ * {@code spawn_subagents} and {@code finish}; each {@code spawn_subagents} call comes here as a plan,
+ * which is checked ({@link PlanCheck}) and run as a round: sub-agent episodes start on the workers as
+ * soon as their dependencies have answered, get those answers, and the call returns the round's
+ * observation when its {@link Join} is reached. A sub-task in mode {@code orchestrator} is a child
+ * {@code Orchestrator} with a budget leased from this one's remainder.
+ *
+ * <p>Budgets (sub-agents, turns, tokens, parallelism, deadline) are counted live from the episodes'
+ * progress: when one runs out, running sub-agents are cancelled and the orchestrator is told in the
+ * observation. A sub-agent that crashes, fails its policy, runs out of time or is lost is retried up
+ * to {@code retries} times, then reported failed, and whatever depends on it is skipped. The swarm
+ * always finishes: with the orchestrator's answer, or with what it has and what is missing.
+ */
+public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
+
+    /** Local messages only: nested orchestrators are children on the same node; episodes speak {@link SwarmProtocol}. */
+    public interface Command extends NoSerializationVerificationNeeded {}
+
+    /** Stop everything, the orchestrator's own episode included, and reply with what there is. */
+    public record Cancel(String reason) implements Command {}
+
+    private record FromEpisode(SwarmProtocol.Command message) implements Command {}
+
+    private record Answered(Trajectory trajectory) implements Command {}
+
+    private record NestedDone(SwarmResult result) implements Command {}
+
+    private record NestedStopped(String agent) implements Command {}
+
+    /** Turns, tokens and sub-agents a nested orchestrator's subtree spent, reported up as they are spent. */
+    private record ChildUsage(int subAgents, long turns, long tokens) implements Command {}
+
+    private record Lost(String episodeId) implements Command {}
+
+    private enum SubAgentDeadline implements Command { INSTANCE }
+
+    /** Where this orchestrator sits in the tree and who hears from it. */
+    public record Place(String runId, String agent, int depth, ActorRef<Command> parent) {
+        public static Place root(String runId) {
+            return new Place(runId, "root", 0, null);
+        }
+    }
+
+    private record Attempt(String episodeId, String agent, String subTaskId, int attempt, long startNanos, RoundState round) {}
+
+    private record SpawnRound(RoundState state, int turnAtSpawn, ActorRef<SpawnOutcome> replyTo, Map<String, String> agents) {}
+
+    private final SwarmSettings settings;
+    private final SwarmBudget budget;
+    private final Place place;
+    private final Task task;
+    private final WorkerRoute route;
+    private final SwarmTrace trace;
+    private final ActorRef<SwarmResult> replyTo;
+    private final TimerScheduler<Command> timers;
+    private final ActorRef<SwarmProtocol.Command> episodeLink;
+    private final ActorRef<Trajectory> answers;
+    private final ActorRef<SwarmResult> nestedAnswers;
+
+    private final String ownEpisodeId;
+    private final long startNanos = System.nanoTime();
+    private final long deadlineAtNanos;
+    private final long subAgentDeadlineAtNanos;
+
+    private final Map<String, Attempt> running = new HashMap<>();
+    private final Map<String, ActorRef<Command>> nested = new HashMap<>();
+    private final Map<String, long[]> reported = new HashMap<>(); // episode id -> {turns, tokens} reported so far
+    private final Set<String> usedAgents = new HashSet<>();
+    private final List<SpawnRound> rounds = new ArrayList<>();
+    private final Map<String, List<Trajectory>> trajectories = new LinkedHashMap<>();
+    private final Map<String, SwarmResult> nestedResults = new HashMap<>();
+    private SpawnRound current;
+    private int subAgentsUsed;
+    private long turnsUsed;
+    private long tokensUsed;
+    private long serialNanos;
+    private String exhausted;
+    private String exhaustedDetail;
+    private boolean finished;
+    private Trajectory own;
+
+    public static Behavior<Command> create(SwarmSettings settings, Place place, Task task, WorkerRoute route, SwarmTrace trace,
+                                           ActorRef<SwarmResult> replyTo) {
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
+                new Orchestrator(ctx, timers, settings, place, task, route, trace, replyTo).start()));
+    }
+
+    private Orchestrator(ActorContext<Command> ctx, TimerScheduler<Command> timers, SwarmSettings settings, Place place, Task task,
+                         WorkerRoute route, SwarmTrace trace, ActorRef<SwarmResult> replyTo) {
+        super(ctx);
+        this.timers = timers;
+        this.settings = settings;
+        this.budget = settings.budget();
+        this.place = place;
+        this.task = task;
+        this.route = route;
+        this.trace = trace;
+        this.replyTo = replyTo;
+        this.episodeLink = ctx.messageAdapter(SwarmProtocol.Command.class, FromEpisode::new);
+        this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
+        this.nestedAnswers = ctx.messageAdapter(SwarmResult.class, NestedDone::new);
+        this.ownEpisodeId = episodeId(place.agent(), 1);
+        this.deadlineAtNanos = startNanos + budget.deadline().toNanos();
+        this.subAgentDeadlineAtNanos = deadlineAtNanos - budget.finishReserve().toNanos();
+    }
+
+    private Orchestrator start() {
+        if (place.parent() == null) {
+            ObjectNode e = trace.event(place.agent(), "swarm_started").put("task", task.prompt());
+            ObjectNode b = e.putObject("budget");
+            b.put("max_subagents", budget.maxSubAgents()).put("max_parallel", budget.maxParallel()).put("max_turns", budget.maxTurns())
+                    .put("max_tokens", budget.maxTokens()).put("deadline_ms", budget.deadline().toMillis())
+                    .put("max_depth", settings.maxDepth()).put("retries", settings.retries());
+            trace.emit(e);
+        }
+        ObjectNode started = trace.event(place.agent(), "agent_started").put("mode", "orchestrator").put("goal", task.prompt())
+                .put("attempt", 1).put("episode_id", ownEpisodeId);
+        if (place.parent() == null) started.putNull("parent");
+        else started.put("parent", parentOf(place.agent()));
+        started.putArray("depends_on");
+        trace.emit(started);
+        int maxTurns = (int) Math.min(settings.orchestratorMaxTurns(), budget.maxTurns());
+        EpisodeSpec spec = settings.orchestratorSpec(budget.deadline().toMillis(), maxTurns);
+        route.tell(ownEpisodeId, new RunEpisode(ownEpisodeId, place.runId(), task, spec, 0, answers, episodeLink));
+        timers.startSingleTimer(new Lost(ownEpisodeId), budget.deadline().plus(settings.lostAfter()));
+        timers.startSingleTimer(SubAgentDeadline.INSTANCE, Duration.ofNanos(subAgentDeadlineAtNanos - System.nanoTime()));
+        return this;
+    }
+
+    @Override
+    public Receive<Command> createReceive() {
+        return newReceiveBuilder()
+                .onMessage(FromEpisode.class, this::onFromEpisode)
+                .onMessage(Answered.class, a -> onAnswered(a.trajectory()))
+                .onMessage(NestedDone.class, this::onNestedDone)
+                .onMessage(NestedStopped.class, this::onNestedStopped)
+                .onMessage(ChildUsage.class, u -> {
+                    spend(u.subAgents(), u.turns(), u.tokens());
+                    return next();
+                })
+                .onMessage(Lost.class, this::onLost)
+                .onMessageEquals(SubAgentDeadline.INSTANCE, () -> {
+                    exhaust("deadline", "the swarm's deadline is " + budget.finishReserve().toMillis()
+                            + " ms away: sub-agents stop, the orchestrator may still answer");
+                    return next();
+                })
+                .onMessage(Cancel.class, this::onCancel)
+                .build();
+    }
+
+    // ---- the orchestrator's own episode ----------------------------------------------------------
+
+    private Behavior<Command> onFromEpisode(FromEpisode from) {
+        if (from.message() instanceof EpisodeProgress p) return onProgress(p);
+        if (from.message() instanceof SpawnSubAgents s) return onSpawn(s);
+        return this;
+    }
+
+    private Behavior<Command> onProgress(EpisodeProgress p) {
+        String agent = p.episodeId().equals(ownEpisodeId) ? place.agent() : running.containsKey(p.episodeId())
+                ? running.get(p.episodeId()).agent() : null;
+        if (agent == null) return this; // a late report of an episode already answered
+        long[] before = reported.computeIfAbsent(p.episodeId(), k -> new long[2]);
+        long dTurns = Math.max(0, p.turns() - before[0]);
+        long dTokens = Math.max(0, p.tokens() - before[1]);
+        before[0] = Math.max(before[0], p.turns());
+        before[1] = Math.max(before[1], p.tokens());
+        trace.emit(trace.event(agent, "turn").put("turn", p.turns()).put("action", p.lastAction()).put("tokens", p.tokens()));
+        spend(0, dTurns, dTokens);
+        return next();
+    }
+
+    private Behavior<Command> onSpawn(SpawnSubAgents s) {
+        if (!s.episodeId().equals(ownEpisodeId)) {
+            s.replyTo().tell(new SpawnOutcome("spawn_subagents came from episode " + s.episodeId() + ", not this swarm's orchestrator", false));
+            return this;
+        }
+        if (current != null) {
+            s.replyTo().tell(new SpawnOutcome("Only one spawn_subagents call runs at a time: put every sub-task in one plan.", false));
+            return this;
+        }
+        if (exhausted != null) {
+            s.replyTo().tell(new SpawnOutcome("No more sub-agents (" + exhaustedDetail + "). Finish with what you have.", false));
+            return this;
+        }
+        int round = rounds.size() + 1;
+        PlanCheck.Result checked = PlanCheck.check(s.arguments(), new PlanCheck.Limits(settings.tools(),
+                budget.maxSubAgents() - subAgentsUsed, place.depth() + 1 < settings.maxDepth()));
+        ObjectNode e = trace.event(place.agent(), "plan").put("accepted", checked.ok()).put("round", round).put("turn", s.turn());
+        if (!checked.ok()) {
+            e.put("observation", checked.observation());
+            trace.emit(e);
+            s.replyTo().tell(new SpawnOutcome(checked.observation(), false));
+            return this;
+        }
+        Plan plan = checked.plan();
+        ArrayNode list = e.putArray("subtasks");
+        Map<String, String> agents = new LinkedHashMap<>();
+        for (SubTask t : plan.subTasks()) {
+            String agent = place.agent() + "/" + t.id();
+            if (!usedAgents.add(agent)) { // a re-plan may reuse an id: the agent path stays unique
+                agent = agent + "@" + round;
+                usedAgents.add(agent);
+            }
+            agents.put(t.id(), agent);
+            ObjectNode n = list.addObject().put("id", t.id()).put("agent", agent).put("goal", t.goal()).put("mode", t.mode().wire());
+            t.dependsOn().forEach(n.putArray("depends_on")::add);
+        }
+        ArrayNode stages = e.putArray("stages");
+        for (List<String> stage : plan.stages()) stage.forEach(stages.addArray()::add);
+        e.put("join", plan.join().describe());
+        trace.emit(e);
+        current = new SpawnRound(new RoundState(round, plan), s.turn(), s.replyTo(), agents);
+        rounds.add(current);
+        spend(plan.subTasks().size(), 0, 0);
+        if (current != null && exhausted == null) launch();
+        return next();
+    }
+
+    // ---- running sub-agents ----------------------------------------------------------------------
+
+    /** Starts what may start, within the parallel budget; ends the round when nothing is left. */
+    private void launch() {
+        SpawnRound r = current;
+        if (r == null) return;
+        RoundState state = r.state();
+        if (state.stoppedBecause() == null && state.joinReached() && state.anyRunning()) {
+            cancel(state.stop("join " + state.plan().join().describe() + " reached"), "join reached");
+        }
+        int slots = budget.maxParallel() - running.size();
+        if (slots > 0 && exhausted == null) {
+            for (SubTask t : state.start(slots)) startAttempt(r, t);
+        }
+        if (state.over() || (state.joinReached() && !state.anyRunning())) endRound();
+    }
+
+    private void startAttempt(SpawnRound r, SubTask t) {
+        RoundState state = r.state();
+        String agent = r.agents().get(t.id());
+        int attempt = state.status(t.id()).attempts();
+        String episodeId = episodeId(agent, attempt);
+        String prompt = subAgentPrompt(t, state.dependencyAnswers(t));
+        if (t.mode() != SubAgentMode.ORCHESTRATOR) { // a nested orchestrator announces itself
+            ObjectNode e = trace.event(agent, "agent_started").put("parent", place.agent()).put("mode", t.mode().wire())
+                    .put("goal", t.goal()).put("attempt", attempt).put("episode_id", episodeId);
+            t.dependsOn().forEach(e.putArray("depends_on")::add);
+            trace.emit(e);
+        }
+        running.put(episodeId, new Attempt(episodeId, agent, t.id(), attempt, System.nanoTime(), state));
+        long timeLeft = TimeUnit.NANOSECONDS.toMillis(subAgentDeadlineAtNanos - System.nanoTime());
+        if (t.mode() == SubAgentMode.ORCHESTRATOR) {
+            SwarmBudget lease = budget.lease(budget.maxSubAgents() - subAgentsUsed, budget.maxTurns() - turnsUsed,
+                    budget.maxTokens() - tokensUsed, Duration.ofMillis(Math.max(1, timeLeft)));
+            ActorRef<Command> child = getContext().spawnAnonymous(create(settings.withBudget(lease),
+                    new Place(place.runId(), agent, place.depth() + 1, getContext().getSelf()), Task.of(t.id(), prompt), route, trace,
+                    nestedAnswers));
+            getContext().watchWith(child, new NestedStopped(agent));
+            nested.put(agent, child);
+            return;
+        }
+        EpisodeSpec spec = settings.subAgentSpec(t, (int) Math.min(Integer.MAX_VALUE, budget.maxTurns() - turnsUsed),
+                (int) Math.min(Integer.MAX_VALUE, budget.maxTokens() - tokensUsed), Math.max(1, timeLeft));
+        route.tell(episodeId, new RunEpisode(episodeId, place.runId(), Task.of(t.id(), prompt), spec, 0, answers, episodeLink));
+        timers.startSingleTimer(new Lost(episodeId), Duration.ofMillis(spec.deadlineMillis()).plus(settings.lostAfter()));
+    }
+
+    /** A sub-agent sees its goal, the swarm's task for context, and the answers of what it depends on. */
+    private String subAgentPrompt(SubTask t, Map<String, String> dependencyAnswers) {
+        StringBuilder b = new StringBuilder(t.goal());
+        b.append("\n\n(You are sub-agent \"").append(t.id()).append("\" of a swarm working on: ").append(task.prompt()).append(')');
+        if (!dependencyAnswers.isEmpty()) {
+            b.append("\n\nAnswers of the sub-tasks this one depends on:");
+            dependencyAnswers.forEach((id, answer) -> b.append("\n[").append(id).append("] ").append(answer));
+        }
+        return b.toString();
+    }
+
+    private Behavior<Command> onAnswered(Trajectory t) {
+        if (t.episodeId().equals(ownEpisodeId)) return onOwnEpisodeDone(t);
+        Attempt a = running.remove(t.episodeId());
+        if (a == null) return this; // a second answer (a re-sent episode) or one already taken as lost
+        timers.cancel(new Lost(t.episodeId()));
+        long[] before = reported.remove(t.episodeId());
+        long dTurns = t.stats().turns() - (before == null ? 0 : before[0]);
+        long dTokens = t.stats().completionTokens() - (before == null ? 0 : before[1]);
+        serialNanos += t.stats().wallNanos();
+        trajectories.computeIfAbsent(a.agent(), k -> new ArrayList<>()).add(t);
+        emitMessages(a.agent(), a.startNanos(), t);
+        spend(0, dTurns, dTokens); // may spend a budget, which stops the round: then no retry
+        RoundState state = a.round();
+        long steps = t.stats().turns();
+        long tokens = t.stats().completionTokens();
+        if (t.stopReason() == StopReason.FINAL_ANSWER) {
+            state.done(a.subTaskId(), t.finalAnswer(), steps, tokens);
+            finished(a, t, "done", null);
+        } else if (t.stopReason() == StopReason.CANCELLED) {
+            state.cancelled(a.subTaskId(), t.error() == null ? "cancelled" : t.error(), steps, tokens);
+            finished(a, t, "cancelled", why(t));
+        } else if (retryable(t.stopReason()) && a.attempt() <= settings.retries() && exhausted == null
+                && state.stoppedBecause() == null && current != null && state == current.state()) {
+            finished(a, t, "failed", why(t));
+            state.retry(a.subTaskId(), steps, tokens);
+            trace.emit(trace.event(a.agent(), "retry").put("attempt", a.attempt() + 1).put("reason", why(t)));
+            startAttempt(current, state.plan().subTask(a.subTaskId()));
+        } else {
+            state.failed(a.subTaskId(), why(t), steps, tokens);
+            finished(a, t, "failed", why(t));
+        }
+        launch();
+        return next();
+    }
+
+    private void finished(Attempt a, Trajectory t, String state, String error) {
+        ObjectNode e = trace.event(a.agent(), "agent_finished").put("state", state).put("stop_reason", t.stopReason().name())
+                .put("answer", t.finalAnswer()).put("error", error).put("turns", t.stats().turns())
+                .put("tokens", t.stats().completionTokens()).put("attempt", a.attempt());
+        trace.emit(e);
+    }
+
+    private static boolean retryable(StopReason r) {
+        return r == StopReason.CRASHED || r == StopReason.POLICY_ERROR || r == StopReason.DEADLINE;
+    }
+
+    private static String why(Trajectory t) {
+        String reason = t.stopReason().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        return t.error() == null ? reason : reason + ": " + t.error();
+    }
+
+    /** No answer long after the episode's own deadline: its node died. It counts as a crash, so it is retried. */
+    private Behavior<Command> onLost(Lost l) {
+        if (l.episodeId().equals(ownEpisodeId)) {
+            if (own == null) {
+                return onOwnEpisodeDone(Trajectory.notRun(ownEpisodeId, place.runId(), task.id(), StopReason.CRASHED,
+                        "the orchestrator's episode did not answer within its deadline and " + settings.lostAfter().toMillis() + " ms"));
+            }
+            return this;
+        }
+        Attempt a = running.get(l.episodeId());
+        if (a == null) return this;
+        return onAnswered(Trajectory.notRun(l.episodeId(), place.runId(), a.subTaskId(), StopReason.CRASHED,
+                "no answer within its deadline and " + settings.lostAfter().toMillis() + " ms (its node may have died)"));
+    }
+
+    private Behavior<Command> onNestedDone(NestedDone d) {
+        SwarmResult r = d.result();
+        nestedResults.put(r.agent(), r);
+        String episodeId = episodeId(r.agent(), 1);
+        Attempt a = running.remove(episodeId);
+        if (a == null) return this;
+        RoundState state = a.round();
+        long steps = r.metrics().criticalSteps();
+        serialNanos += r.metrics().serialNanos();
+        if (r.answered()) state.done(a.subTaskId(), r.answer(), steps, r.metrics().tokens());
+        else if (r.stopReason() == StopReason.CANCELLED) state.cancelled(a.subTaskId(), "cancelled", steps, r.metrics().tokens());
+        else state.failed(a.subTaskId(), "the nested orchestrator ended without an answer (" + r.stopReason() + ")"
+                + (r.error() == null ? "" : ": " + r.error()), steps, r.metrics().tokens());
+        launch();
+        return next();
+    }
+
+    /** A nested orchestrator that stopped without a result crashed: its sub-task failed. */
+    private Behavior<Command> onNestedStopped(NestedStopped s) {
+        nested.remove(s.agent());
+        Attempt a = running.remove(episodeId(s.agent(), 1));
+        if (a == null) return this;
+        trace.emit(trace.event(s.agent(), "agent_finished").put("state", "failed").put("stop_reason", StopReason.CRASHED.name())
+                .putNull("answer").put("error", "the nested orchestrator crashed").put("turns", 0).put("tokens", 0).put("attempt", 1));
+        a.round().failed(a.subTaskId(), "the nested orchestrator crashed", 0, 0);
+        launch();
+        return next();
+    }
+
+    // ---- budgets ---------------------------------------------------------------------------------
+
+    /** Counts spending here and, for a nested orchestrator, up the tree; a budget passed is exhausted. */
+    private void spend(int subAgents, long turns, long tokens) {
+        if (subAgents == 0 && turns == 0 && tokens == 0) return;
+        subAgentsUsed += subAgents;
+        turnsUsed += turns;
+        tokensUsed += tokens;
+        if (place.parent() != null) place.parent().tell(new ChildUsage(subAgents, turns, tokens));
+        if (turnsUsed >= budget.maxTurns()) exhaust("turns", turnsUsed + " of " + budget.maxTurns() + " policy turns used");
+        else if (tokensUsed >= budget.maxTokens()) exhaust("tokens", tokensUsed + " of " + budget.maxTokens() + " tokens generated");
+        else if (subAgentsUsed > budget.maxSubAgents()) {
+            exhaust("subagents", subAgentsUsed + " sub-agents spawned, over the budget of " + budget.maxSubAgents());
+        }
+    }
+
+    /** A spent budget stops the round: running sub-agents are cancelled, pending ones skipped; the observation says why. */
+    private void exhaust(String which, String detail) {
+        if (exhausted != null) return;
+        exhausted = which;
+        exhaustedDetail = detail;
+        trace.emit(trace.event(place.agent(), "budget_exhausted").put("budget", which).put("detail", detail));
+        if (current != null) {
+            cancel(current.state().stop(which + " budget spent"), which + " budget spent");
+            launch();
+        }
+    }
+
+    private void cancel(List<String> subTaskIds, String reason) {
+        Set<String> ids = new HashSet<>(subTaskIds);
+        for (Attempt a : List.copyOf(running.values())) {
+            if (!ids.contains(a.subTaskId()) || a.round() != current.state()) continue;
+            ActorRef<Command> child = nested.get(a.agent());
+            if (child != null) child.tell(new Cancel(reason));
+            else route.tell(a.episodeId(), new CancelEpisode(a.episodeId(), reason));
+        }
+    }
+
+    private Behavior<Command> onCancel(Cancel c) {
+        exhaust("cancel", "the swarm was cancelled: " + c.reason());
+        if (own == null) route.tell(ownEpisodeId, new CancelEpisode(ownEpisodeId, c.reason()));
+        return next();
+    }
+
+    /** Handlers may end the swarm deep inside (a round's last answer after the orchestrator ended): then the actor stops. */
+    private Behavior<Command> next() {
+        return finished ? Behaviors.stopped() : this;
+    }
+
+    // ---- ending ----------------------------------------------------------------------------------
+
+    private void endRound() {
+        SpawnRound r = current;
+        current = null;
+        String preface = exhausted == null ? null : "Stopped early (" + exhaustedDetail + "): sub-agents still running were cancelled. "
+                + "Finish with what you have.";
+        r.replyTo().tell(new SpawnOutcome(r.state().observation(preface, settings.maxAnswerChars()), exhausted == null));
+        if (own != null) finishSwarm();
+    }
+
+    private Behavior<Command> onOwnEpisodeDone(Trajectory t) {
+        if (own != null) return this;
+        own = t;
+        timers.cancel(new Lost(ownEpisodeId));
+        long[] before = reported.remove(ownEpisodeId);
+        serialNanos += t.stats().wallNanos();
+        emitMessages(place.agent(), startNanos, t);
+        spend(0, t.stats().turns() - (before == null ? 0 : before[0]), t.stats().completionTokens() - (before == null ? 0 : before[1]));
+        if (current != null) {
+            // The orchestrator ended mid-round (deadline, cancel): its sub-agents are cancelled, and their answers still kept.
+            cancel(current.state().stop("the orchestrator ended"), "the orchestrator ended");
+            launch();
+            return next();
+        }
+        finishSwarm();
+        return next();
+    }
+
+    private void finishSwarm() {
+        if (current != null || finished) return;
+        finished = true;
+        List<CriticalSteps.Round> steps = new ArrayList<>();
+        int previousTurn = 0;
+        List<SwarmResult.SubAgent> subAgents = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        for (SpawnRound r : rounds) {
+            steps.add(new CriticalSteps.Round(Math.max(0, r.turnAtSpawn() - previousTurn), r.state().plan(), r.state().steps()));
+            previousTurn = r.turnAtSpawn();
+            for (SubTask t : r.state().plan().subTasks()) {
+                RoundState.Status s = r.state().status(t.id());
+                String agent = r.agents().get(t.id());
+                subAgents.add(new SwarmResult.SubAgent(agent, r.state().round(), t, s.state(), s.answer(), s.detail(), s.attempts(),
+                        s.steps(), s.tokens(), trajectories.getOrDefault(agent, List.of()), nestedResults.get(agent)));
+                if (s.state() != RoundState.State.DONE) missing.add(agent);
+                else if (nestedResults.containsKey(agent)) missing.addAll(nestedResults.get(agent).missing());
+            }
+        }
+        steps.add(new CriticalSteps.Round(Math.max(0, own.stats().turns() - previousTurn), null, null));
+        CriticalSteps.Summary cs = CriticalSteps.of(steps);
+        long wall = System.nanoTime() - startNanos;
+        SwarmResult.Metrics m = new SwarmResult.Metrics(cs.critical(), cs.total(), cs.parallelism(), wall, serialNanos,
+                subAgentsUsed, turnsUsed, tokensUsed, rounds.size());
+        String answer = own.stopReason() == StopReason.FINAL_ANSWER ? own.finalAnswer() : null;
+        SwarmResult result = new SwarmResult(place.agent(), answer, own.stopReason(), own.error(), own, subAgents, missing,
+                exhausted, m, null);
+        ObjectNode fin = trace.event(place.agent(), "agent_finished").put("state", answer != null ? "done"
+                        : own.stopReason() == StopReason.CANCELLED ? "cancelled" : "failed")
+                .put("stop_reason", own.stopReason().name()).put("answer", answer).put("error", own.error())
+                .put("turns", own.stats().turns()).put("tokens", own.stats().completionTokens()).put("attempt", 1);
+        trace.emit(fin);
+        if (place.parent() == null) {
+            ObjectNode e = trace.event(place.agent(), "swarm_finished").put("answer", answer);
+            missing.forEach(e.putArray("missing")::add);
+            e.set("metrics", metricsJson(m));
+            trace.emit(e);
+        }
+        replyTo.tell(result);
+    }
+
+    /** The metrics as the trace and the command line's JSON show them. */
+    public static ObjectNode metricsJson(SwarmResult.Metrics m) {
+        ObjectNode o = Json.object();
+        o.put("critical_steps", m.criticalSteps()).put("total_steps", m.totalSteps())
+                .put("parallelism", Math.round(m.parallelism() * 1000) / 1000.0)
+                .put("wall_ms", Math.round(m.wallNanos() / 1e4) / 100.0).put("serial_ms", Math.round(m.serialNanos() / 1e4) / 100.0)
+                .put("wall_over_serial", m.serialNanos() == 0 ? 0 : Math.round(1e4 * m.wallNanos() / (double) m.serialNanos()) / 1e4)
+                .put("subagents", m.subAgents()).put("turns", m.turns()).put("tokens", m.tokens()).put("rounds", m.rounds());
+        return o;
+    }
+
+    /** Each message of an episode into the trace, stamped with its turn's start. */
+    private void emitMessages(String agent, long episodeStartNanos, Trajectory t) {
+        for (Message m : t.prompt()) {
+            trace.emitAt(episodeStartNanos, trace.event(agent, "message").put("turn", 0).put("role", m.role().name().toLowerCase(java.util.Locale.ROOT))
+                    .put("content", m.content()));
+        }
+        int turn = 0;
+        for (Turn x : t.turns()) {
+            if (x.isAssistant()) turn++;
+            ObjectNode e = trace.event(agent, "message").put("turn", turn).put("role", x.role().name().toLowerCase(java.util.Locale.ROOT))
+                    .put("content", x.text());
+            if (!x.toolCalls().isEmpty()) {
+                ArrayNode calls = e.putArray("tool_calls");
+                for (ToolCall c : x.toolCalls()) calls.addObject().put("name", c.name()).set("arguments", c.arguments());
+            }
+            trace.emitAt(episodeStartNanos + x.timing().startNanos(), e);
+        }
+    }
+
+    private String episodeId(String agent, int attempt) {
+        return place.runId() + ":" + agent + (attempt > 1 ? "#" + attempt : "");
+    }
+
+    private static String parentOf(String agent) {
+        int slash = agent.lastIndexOf('/');
+        return slash < 0 ? null : agent.substring(0, slash);
+    }
+}

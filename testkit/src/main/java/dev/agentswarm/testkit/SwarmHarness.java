@@ -1,0 +1,80 @@
+package dev.agentswarm.testkit;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.WorkerProtocol;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.orchestrator.swarm.Orchestrator;
+import dev.agentswarm.orchestrator.swarm.SwarmResult;
+import dev.agentswarm.orchestrator.swarm.SwarmSettings;
+import dev.agentswarm.orchestrator.swarm.SwarmTrace;
+import dev.agentswarm.orchestrator.swarm.WorkerRoute;
+import dev.agentswarm.workers.EpisodeServices;
+import dev.agentswarm.workers.RolloutWorker;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+
+/**
+ * Runs a whole swarm on {@link ActorTestKit} in one call: a {@link RolloutWorker} with the given
+ * policy and tools, an {@link Orchestrator} on the task, and its {@link SwarmResult} and trace back.
+ * Episode ids say who asks ({@code RUN:root}, {@code RUN:root/a}, {@code RUN:root/a#2} for a retry),
+ * so one scripted policy can play every agent: see {@link #agentOf} and {@link #attemptOf}.
+ */
+public final class SwarmHarness {
+
+    private final ActorTestKit kit;
+    private final ActorRef<WorkerProtocol.Command> worker;
+    private final SwarmSettings settings;
+
+    private SwarmHarness(ActorTestKit kit, EpisodeServices services, SwarmSettings settings) {
+        this.kit = kit;
+        this.settings = settings;
+        this.worker = kit.spawn(RolloutWorker.create(services, kit.system().settings().config().getInt("agentswarm.worker.answered-memory")));
+    }
+
+    /**
+     * A harness on the kit's configuration with {@code overrides} (HOCON, e.g. {@code
+     * "agentswarm.swarm.retries = 0"}) on top; sub-agents may use every tool in {@code tools}.
+     */
+    public static SwarmHarness on(ActorTestKit kit, Policy policy, ToolRegistry tools, String overrides) {
+        Config config = ConfigFactory.parseString(overrides).withFallback(kit.system().settings().config()).resolve();
+        Set<String> names = new TreeSet<>(tools.names());
+        return new SwarmHarness(kit, new EpisodeServices(policy, tools), SwarmSettings.fromConfig(config, names));
+    }
+
+    public SwarmSettings settings() {
+        return settings;
+    }
+
+    /** Runs the swarm on {@code task}, its events in {@code trace}; waits up to the swarm's deadline and a margin. */
+    public SwarmResult run(String runId, Task task, SwarmTrace trace) {
+        TestProbe<SwarmResult> probe = kit.createTestProbe(SwarmResult.class);
+        kit.spawn(Orchestrator.create(settings, Orchestrator.Place.root(runId), task, WorkerRoute.direct(worker), trace, probe.getRef()));
+        SwarmResult r = probe.receiveMessage(settings.budget().deadline().plus(settings.lostAfter()).plusSeconds(10));
+        probe.expectNoMessage(Duration.ofMillis(20)); // one result per swarm
+        return r;
+    }
+
+    public SwarmResult run(String runId, Task task) {
+        return run(runId, task, SwarmTrace.inMemory());
+    }
+
+    /** The agent an episode id belongs to: {@code run-1:root/a#2} → {@code root/a}. */
+    public static String agentOf(String episodeId) {
+        String s = episodeId.substring(episodeId.indexOf(':') + 1);
+        int hash = s.lastIndexOf('#');
+        return hash < 0 ? s : s.substring(0, hash);
+    }
+
+    /** Which attempt of its agent an episode id is (1 for the first). */
+    public static int attemptOf(String episodeId) {
+        int hash = episodeId.lastIndexOf('#');
+        return hash < 0 ? 1 : Integer.parseInt(episodeId.substring(hash + 1));
+    }
+}
