@@ -28,8 +28,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import me.tongfei.progressbar.ProgressBar;
@@ -148,7 +146,7 @@ public final class Training {
 
     private static Path runDir(String configured, String suite) {
         return configured.isBlank()
-                ? Path.of("runs", "train-" + suite + "-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")))
+                ? RunDirs.timestamped("train-" + suite)
                 : Path.of(configured);
     }
 }

@@ -52,7 +52,7 @@ class CliTest {
                 The answer is 189
                 """);
         Path rec = dir.resolve("run.jsonl");
-        Result run = swarm("run", "What is (17 + 4) * 3 ^ 2?", "--script", script.toString(), "--record", rec.toString(), "--json");
+        Result run = swarm("run", "--single", "What is (17 + 4) * 3 ^ 2?", "--script", script.toString(), "--record", rec.toString(), "--json");
         assertEquals(0, run.exit(), run.err());
         JsonNode j = run.json();
         assertEquals("FINAL_ANSWER", j.get("stop_reason").asText());
@@ -71,7 +71,7 @@ class CliTest {
         Path script = dir.resolve("s.json");
         Files.writeString(script, "{\"replies\": [\"<tool_call>{\\\"name\\\": \\\"calculator\\\", \\\"arguments\\\": {\\\"expression\\\": \\\"2+2\\\"}}</tool_call>\", \"4\"]}");
         Path rec = dir.resolve("run.jsonl");
-        assertEquals(0, swarm("run", "2+2?", "--script", script.toString(), "--record", rec.toString()).exit());
+        assertEquals(0, swarm("run", "--single", "2+2?", "--script", script.toString(), "--record", rec.toString()).exit());
         String tampered = Files.readString(rec).replace("\"result\":\"4\"", "\"result\":\"5\"");
         Files.writeString(rec, tampered);
         Result replay = swarm("replay", rec.toString(), "--json");
@@ -110,7 +110,7 @@ class CliTest {
 
         Path ok = dir.resolve("ok.txt");
         Files.writeString(ok, "done");
-        Result badTool = swarm("run", "x", "--script", ok.toString(), "--tools", "calculator,search");
+        Result badTool = swarm("run", "--single", "x", "--script", ok.toString(), "--tools", "calculator,search");
         assertEquals(2, badTool.exit());
         assertTrue(badTool.err().contains("search"), badTool.err());
 

@@ -54,7 +54,7 @@ class RunAgainstServerTest {
     @Test
     void oneEpisodeWithNativeToolCalls() throws Exception {
         String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
-        CliTest.Result r = CliTest.swarm("run", "What is (17 + 4) * 3 ^ 2?", "--endpoint", url, "--model", "m",
+        CliTest.Result r = CliTest.swarm("run", "--single", "What is (17 + 4) * 3 ^ 2?", "--endpoint", url, "--model", "m",
                 "--format", "openai", "--json");
         assertEquals(0, r.exit(), r.out() + r.err());
         JsonNode j = r.json();
@@ -78,7 +78,7 @@ class RunAgainstServerTest {
     void unreachableServerIsAPolicyErrorThatNamesTheUrl() throws Exception {
         int port = server.getAddress().getPort();
         server.stop(0);
-        CliTest.Result r = CliTest.swarm("run", "x", "--endpoint", "http://127.0.0.1:" + port + "/v1", "--model", "m", "--json");
+        CliTest.Result r = CliTest.swarm("run", "--single", "x", "--endpoint", "http://127.0.0.1:" + port + "/v1", "--model", "m", "--json");
         assertEquals(1, r.exit());
         JsonNode j = r.json();
         assertEquals("POLICY_ERROR", j.get("stop_reason").asText());

@@ -63,8 +63,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     private int learn() throws Exception {
         Config cfg = SwarmNode.loadConfig(config, com.typesafe.config.ConfigFactory.parseResources(CONFIG));
-        Path dir = runDir != null ? runDir : Path.of("runs", "demo-"
-                + java.time.LocalDateTime.now().format(java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Path dir = runDir != null ? runDir : dev.agentswarm.app.RunDirs.timestamped("demo");
         Demo.Outcome o = new Demo(cfg, dir, System.err::println).run();
         Report r = new Report();
         r.line("");

@@ -6,13 +6,17 @@ import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
 import dev.agentswarm.policy.openai.OpenAiSettings;
+import dev.agentswarm.core.policy.PolicyException;
 import dev.agentswarm.testkit.ScriptedPolicy;
+import dev.agentswarm.testkit.SwarmHarness;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
@@ -60,7 +64,8 @@ public final class PolicyOptions {
     String model;
 
     @Option(names = "--script", paramLabel = "FILE",
-            description = "Scripted policy: a JSON file {\"replies\": [...]} or a text file whose replies are separated by lines '---'. Reply n answers turn n.")
+            description = {"Scripted policy: a JSON file {\"replies\": [...]} or a text file whose replies are separated by lines '---'. Reply n answers turn n.",
+                    "For a swarm, {\"agents\": {\"root\": [...], \"root/a\": [...], \"*\": [...]}} gives each agent its replies (\"*\": any other)."})
     Path script;
 
     public Policy create(Config config) {
@@ -68,7 +73,7 @@ public final class PolicyOptions {
         if (script != null && endpoint != null) {
             throw new IllegalArgumentException("give either --endpoint or --script, not both");
         }
-        if (script != null) return ScriptedPolicy.replies(loadScript(script).toArray(String[]::new));
+        if (script != null) return scriptedPolicy(script);
         if (endpoint != null) {
             if (model == null || model.isBlank()) {
                 throw new IllegalArgumentException("--endpoint needs --model NAME (the model the server serves)");
@@ -79,6 +84,47 @@ public final class PolicyOptions {
             return new OpenAiCompatiblePolicy(OpenAiSettings.fromConfig(withEndpoint).withApiKeyFromEnvironment());
         }
         throw new IllegalArgumentException("no policy: give --policy embedded, --endpoint URL --model NAME, or --script FILE");
+    }
+
+    /** The replies of a script file: one list for every episode, or one per swarm agent. */
+    static Policy scriptedPolicy(Path file) {
+        Map<String, List<String>> byAgent = agentScripts(file);
+        if (byAgent == null) return ScriptedPolicy.replies(loadScript(file).toArray(String[]::new));
+        return ScriptedPolicy.texts(req -> {
+            String agent = SwarmHarness.agentOf(req.episodeId());
+            List<String> replies = byAgent.getOrDefault(agent, byAgent.get("*"));
+            if (replies == null) throw new PolicyException("script " + file + " has no replies for agent " + agent + " (nor \"*\")", false);
+            if (req.turn() > replies.size()) {
+                throw new PolicyException("script exhausted: agent " + agent + " asked for turn " + req.turn() + " but has "
+                        + replies.size() + " replies", false);
+            }
+            return replies.get(req.turn() - 1);
+        });
+    }
+
+    /** {@code {"agents": {name: [replies]}}} of a JSON script, or null when it has none. */
+    private static Map<String, List<String>> agentScripts(Path file) {
+        if (!file.toString().endsWith(".json")) return null;
+        try {
+            var agents = Json.parse(Files.readString(file, StandardCharsets.UTF_8)).get("agents");
+            if (agents == null) return null;
+            if (!agents.isObject() || agents.isEmpty()) throw new IllegalArgumentException("\"agents\" must map agent names to lists of replies");
+            Map<String, List<String>> out = new LinkedHashMap<>();
+            for (var e : (Iterable<Map.Entry<String, com.fasterxml.jackson.databind.JsonNode>>) agents::fields) {
+                List<String> replies = new ArrayList<>();
+                if (!e.getValue().isArray() || e.getValue().isEmpty()) {
+                    throw new IllegalArgumentException("agent " + e.getKey() + " needs a non-empty list of replies");
+                }
+                for (var r : e.getValue()) {
+                    if (!r.isTextual()) throw new IllegalArgumentException("every reply must be a string, got " + r);
+                    replies.add(r.textValue());
+                }
+                out.put(e.getKey(), replies);
+            }
+            return out;
+        } catch (IOException | IllegalArgumentException e) {
+            throw new IllegalArgumentException("script " + file + ": " + e.getMessage());
+        }
     }
 
     static List<String> loadScript(Path file) {

@@ -3,7 +3,18 @@ package dev.agentswarm.app.cli;
 import com.typesafe.config.Config;
 import dev.agentswarm.app.BatchRunner;
 import dev.agentswarm.app.EpisodeRuns;
+import dev.agentswarm.app.RunDirs;
 import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.app.SwarmRun;
+import dev.agentswarm.app.SwarmView;
+import com.typesafe.config.ConfigValueFactory;
+import dev.agentswarm.orchestrator.swarm.Orchestrator;
+import dev.agentswarm.orchestrator.swarm.SwarmResult;
+import dev.agentswarm.orchestrator.swarm.SwarmSettings;
+import dev.agentswarm.orchestrator.swarm.SwarmTrace;
+import dev.agentswarm.testkit.RunRecording;
+import java.util.Set;
+import java.util.TreeSet;
 import dev.agentswarm.core.format.ToolCallFormats;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.workers.EmbeddedPolicy;
@@ -23,13 +34,32 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Run one agent episode on TASK with the calculator (and finish) tools.",
+        description = {"Run a swarm on TASK: an orchestrator plans sub-tasks with spawn_subagents, sub-agents work on them in",
+                "parallel, and a live tree shows each one's state, turns and last action; then the answer and the metrics.",
+                "The run folder gets trace.jsonl, trace.html (the swarm as a timeline) and recording.jsonl (for --replay).",
+                "--single runs one agent episode with the calculator (and finish) tools instead.",
                 "The policy is the embedded model (--policy embedded), an OpenAI-compatible server (--endpoint/--model)",
                 "or a scripted policy (--script)."})
 public final class RunCommand implements Callable<Integer> {
 
-    @Parameters(index = "0", paramLabel = "TASK", description = "What the agent should do, e.g. \"What is (17 + 4) * 3 ^ 2?\"")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "TASK", description = "What to do, e.g. \"What is (17 + 4) * 3 ^ 2?\"")
     String task;
+
+    @Option(names = "--single", description = "Run one agent episode, not a swarm.")
+    boolean single;
+
+    @Option(names = "--run-dir", paramLabel = "DIR", description = "Swarm: where trace.jsonl, trace.html and recording.jsonl go (default runs/swarm-<time>).")
+    Path runDir;
+
+    @Option(names = "--replay", paramLabel = "RUN_DIR",
+            description = "Swarm: run the swarm of RUN_DIR again from its recording.jsonl and check that the trace is the same.")
+    Path replay;
+
+    @Option(names = "--max-subagents", description = "Swarm: sub-agents in total (default: agentswarm.swarm.max-subagents, 100).")
+    Integer maxSubAgents;
+
+    @Option(names = "--max-parallel", description = "Swarm: sub-agents at once (default: agentswarm.swarm.max-parallel, 32).")
+    Integer maxParallel;
 
     @Mixin
     PolicyOptions policyOptions;
@@ -46,16 +76,19 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--max-turns", description = "Policy turns before giving up (default: from config, 16).")
     Integer maxTurns;
 
-    @Option(names = "--tools", split = ",", defaultValue = "calculator,finish",
-            description = "Tools the episode may call, from those this node offers: calculator, finish, python, code_interpreter, bash"
-                    + " (the last three run in the sandbox; default ${DEFAULT-VALUE}).")
+    @Option(names = "--tools", split = ",",
+            description = "Tools the episode (--single; default calculator,finish) or the sub-agents (default: all) may call, from those"
+                    + " this node offers: calculator, finish, python, code_interpreter, bash (the last three run in the sandbox).")
     List<String> tools;
 
-    @Option(names = "--record", paramLabel = "FILE", description = "Record every policy answer and tool result to this JSONL file for `swarm replay`.")
+    @Option(names = "--record", paramLabel = "FILE", description = "--single: record every policy answer and tool result to this JSONL file for `swarm replay`.")
     Path record;
 
     @Override
     public Integer call() throws Exception {
+        if (!single) return runSwarm();
+        if (task == null) throw new IllegalArgumentException("give the TASK to run");
+        if (tools == null) tools = List.of("calculator", "finish");
         Config cfg = SwarmNode.loadConfig(config);
         EpisodeSpec spec = EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")).withTools(tools);
         if (format != null) spec = spec.withFormat(ToolCallFormats.byName(format).name());
@@ -102,5 +135,88 @@ public final class RunCommand implements Callable<Integer> {
         } finally {
             if (recorder != null) recorder.close();
         }
+    }
+
+    private Integer runSwarm() throws Exception {
+        if (record != null) throw new IllegalArgumentException("a swarm run always records to its run folder; --record is for --single");
+        Config cfg = SwarmNode.loadConfig(config);
+        if (format != null) cfg = cfg.withValue("agentswarm.episode.format", ConfigValueFactory.fromAnyRef(ToolCallFormats.byName(format).name()));
+        if (maxTurns != null) cfg = cfg.withValue("agentswarm.episode.max-turns", ConfigValueFactory.fromAnyRef(maxTurns));
+        if (maxSubAgents != null) cfg = cfg.withValue("agentswarm.swarm.max-subagents", ConfigValueFactory.fromAnyRef(maxSubAgents));
+        if (maxParallel != null) cfg = cfg.withValue("agentswarm.swarm.max-parallel", ConfigValueFactory.fromAnyRef(maxParallel));
+
+        RunRecording recording = null;
+        List<com.fasterxml.jackson.databind.JsonNode> recordedTrace = null;
+        if (replay != null) {
+            if (task != null) throw new IllegalArgumentException("--replay runs the recorded task: give no TASK");
+            recording = RunRecording.load(replay.resolve("recording.jsonl"));
+            recordedTrace = SwarmTrace.read(replay.resolve("trace.jsonl"));
+            task = recordedTrace.stream().filter(e -> e.path("kind").asText().equals("swarm_started")).findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(replay + "/trace.jsonl has no swarm_started event"))
+                    .path("task").asText();
+        }
+        if (task == null) throw new IllegalArgumentException("give the TASK to run (or --replay RUN_DIR)");
+        boolean embedded = recording == null && policyOptions.embedded();
+        if (embedded) cfg = policyOptions.embeddedConfig(cfg);
+        Policy given = recording != null ? recording.policy() : embedded ? null : policyOptions.create(cfg);
+        ToolRegistry nodeTools = recording != null ? recording.tools() : EpisodeRuns.nodeTools(cfg);
+        Set<String> subAgentTools = new TreeSet<>(tools == null ? nodeTools.names() : tools);
+        nodeTools.select(List.copyOf(subAgentTools)); // an unknown --tools name is bad input: say so before starting a node
+        SwarmSettings settings = SwarmSettings.fromConfig(cfg, subAgentTools);
+
+        Path dir = runDir != null ? runDir : RunDirs.timestamped(recording != null ? "swarm-replay" : "swarm");
+        RunRecorder recorder = recording != null ? null : new RunRecorder(dir.resolve("recording.jsonl"));
+        ToolRegistry episodeTools = recorder == null ? nodeTools : recorder.wrap(nodeTools);
+        Config nodeConfig = cfg;
+        SwarmRun.Outcome outcome;
+        SwarmView view = json.json ? SwarmView.lines(System.err) : SwarmView.onStderr();
+        try (SwarmNode node = SwarmNode.start(cfg, system -> {
+            Policy policy = embedded ? EmbeddedPolicy.spawn(system, nodeConfig) : given;
+            return new EpisodeServices(recorder == null ? policy : recorder.wrap(policy), episodeTools);
+        }, null)) {
+            outcome = SwarmRun.run(node, settings, Task.of("task-1", task), dir, view);
+        } finally {
+            view.close();
+            if (recorder != null) recorder.close();
+        }
+        SwarmResult r = outcome.result();
+        Report rep = new Report();
+        for (String line : view.tree()) rep.line(line);
+        rep.line("");
+        rep.line(r.answered() ? "answer: " + r.answer() : "no answer (" + r.stopReason() + (r.error() == null ? "" : ": " + r.error()) + ")");
+        if (!r.missing().isEmpty()) rep.line("missing: " + String.join(", ", r.missing()));
+        if (r.budgetExhausted() != null) rep.line("budget spent: " + r.budgetExhausted());
+        SwarmResult.Metrics m = r.metrics();
+        rep.line(String.format("%d sub-agents in %d rounds, %d turns, %d tokens; critical steps %d of %d (parallelism %.2f); "
+                        + "wall %.1f s against %.1f s serial", m.subAgents(), m.rounds(), m.turns(), m.tokens(), m.criticalSteps(),
+                m.totalSteps(), m.parallelism(), m.wallNanos() / 1e9, m.serialNanos() / 1e9));
+        rep.line("trace: " + outcome.trace() + "  timeline: " + outcome.html());
+        rep.put("answer", r.answer()).put("stop_reason", r.stopReason().name()).put("missing", r.missing())
+                .put("budget_exhausted", r.budgetExhausted()).put("metrics", Orchestrator.metricsJson(m))
+                .put("reward", r.reward().components()).put("run_dir", dir.toString());
+        int exit = r.answered() ? 0 : 1;
+        if (recordedTrace != null) {
+            List<com.fasterxml.jackson.databind.JsonNode> before = SwarmTrace.canonical(recordedTrace);
+            List<com.fasterxml.jackson.databind.JsonNode> after = SwarmTrace.canonical(SwarmTrace.read(outcome.trace()));
+            int differs = firstDifference(before, after);
+            if (differs < 0) {
+                rep.line("replay: the same trace as " + replay + " (" + after.size() + " events)");
+            } else {
+                rep.line("replay: the trace differs from " + replay + " at event " + (differs + 1) + ":\n  recorded: "
+                        + (differs < before.size() ? before.get(differs) : "(none)") + "\n  replayed: "
+                        + (differs < after.size() ? after.get(differs) : "(none)"));
+                exit = 1;
+            }
+            rep.put("replay_same_trace", differs < 0);
+        }
+        rep.print(json.json);
+        return exit;
+    }
+
+    private static int firstDifference(List<?> a, List<?> b) {
+        for (int i = 0; i < Math.max(a.size(), b.size()); i++) {
+            if (i >= a.size() || i >= b.size() || !a.get(i).equals(b.get(i))) return i;
+        }
+        return -1;
     }
 }

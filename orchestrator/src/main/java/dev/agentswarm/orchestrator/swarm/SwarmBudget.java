@@ -37,8 +37,8 @@ public record SwarmBudget(int maxSubAgents, int maxParallel, long maxTurns, long
      * parent's round has yet to start; the time left, with the same share held back as reserve.
      */
     public SwarmBudget lease(int subAgentsLeft, long turnsLeft, long tokensLeft, Duration timeLeft) {
-        Duration reserve = finishReserve.compareTo(timeLeft.dividedBy(4)) > 0 ? timeLeft.dividedBy(4) : finishReserve;
         Duration time = timeLeft.isNegative() || timeLeft.isZero() ? Duration.ofMillis(1) : timeLeft;
+        Duration reserve = finishReserve.compareTo(time.dividedBy(4)) > 0 ? time.dividedBy(4) : finishReserve;
         return new SwarmBudget(Math.max(0, subAgentsLeft), maxParallel, Math.max(1, turnsLeft), Math.max(1, tokensLeft), time,
                 reserve.compareTo(time) >= 0 ? Duration.ZERO : reserve);
     }

@@ -90,9 +90,14 @@ public final class SwarmTrace implements AutoCloseable {
      * whatever the thread interleaving — what a replay is checked against.
      */
     public synchronized List<JsonNode> canonical() {
+        return canonical(new ArrayList<>(events));
+    }
+
+    /** {@link #canonical()} of events read back from a {@code trace.jsonl}. */
+    public static List<JsonNode> canonical(List<? extends JsonNode> events) {
         Map<String, List<JsonNode>> byAgent = new LinkedHashMap<>();
-        for (ObjectNode e : events) {
-            ObjectNode c = e.deepCopy();
+        for (JsonNode e : events) {
+            ObjectNode c = ((ObjectNode) e).deepCopy();
             for (String timed : List.of("t_ms", "wall_ms", "serial_ms", "duration_ms")) c.remove(timed);
             if (c.get("metrics") instanceof ObjectNode m) {
                 for (String timed : List.of("wall_ms", "serial_ms", "wall_over_serial")) m.remove(timed);
@@ -102,6 +107,26 @@ public final class SwarmTrace implements AutoCloseable {
         List<JsonNode> out = new ArrayList<>();
         byAgent.entrySet().stream().sorted(Map.Entry.comparingByKey(Comparator.naturalOrder()))
                 .forEach(en -> out.addAll(en.getValue()));
+        return out;
+    }
+
+    /** Reads a {@code trace.jsonl} back; a torn last line (the process died mid-write) is left out. */
+    public static List<JsonNode> read(Path file) {
+        List<JsonNode> out = new ArrayList<>();
+        try {
+            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            for (int i = 0; i < lines.size(); i++) {
+                if (lines.get(i).isBlank()) continue;
+                try {
+                    out.add(Json.parse(lines.get(i)));
+                } catch (IOException e) {
+                    if (i == lines.size() - 1) break;
+                    throw new IllegalArgumentException(file + " line " + (i + 1) + " is not JSON: " + e.getMessage(), e);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the trace " + file + ": " + e.getMessage(), e);
+        }
         return out;
     }
 

@@ -1,0 +1,53 @@
+package dev.agentswarm.app;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.orchestrator.swarm.Orchestrator;
+import dev.agentswarm.orchestrator.swarm.ParlReward;
+import dev.agentswarm.orchestrator.swarm.SwarmResult;
+import dev.agentswarm.orchestrator.swarm.SwarmSettings;
+import dev.agentswarm.orchestrator.swarm.SwarmTrace;
+import dev.agentswarm.orchestrator.swarm.WorkerRoute;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * One swarm on a node: the root {@link Orchestrator} on the task, its episodes on the node's worker
+ * region, its events into {@code runDir/trace.jsonl} (and to a listener, the live view), and at the
+ * end {@code runDir/trace.html} and the result with its PARL reward.
+ */
+public final class SwarmRun {
+
+    /** Episode ids start with this, not with the run folder's name, so a replay asks for the same ids. */
+    public static final String RUN_ID = "swarm";
+
+    private SwarmRun() {}
+
+    public record Outcome(SwarmResult result, Path trace, Path html) {}
+
+    public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener)
+            throws Exception {
+        Path tracePath = runDir.resolve("trace.jsonl");
+        CompletableFuture<SwarmResult> done = new CompletableFuture<>();
+        SwarmResult result;
+        try (SwarmTrace trace = SwarmTrace.toFile(tracePath, listener)) {
+            var replyTo = node.system().systemActorOf(Behaviors.receive(SwarmResult.class).onMessage(SwarmResult.class, r -> {
+                done.complete(r);
+                return Behaviors.stopped();
+            }).build(), "swarm-result-" + System.nanoTime(), Props.empty());
+            node.system().systemActorOf(Orchestrator.create(settings, Orchestrator.Place.root(RUN_ID), task,
+                    WorkerRoute.sharded(node.workerRegion(), node.workerEntities()), trace, replyTo),
+                    "swarm-" + System.nanoTime(), Props.empty());
+            long limit = settings.budget().deadline().plus(settings.lostAfter()).plusSeconds(30).toMillis();
+            result = done.get(limit, TimeUnit.MILLISECONDS);
+        }
+        result = result.withReward(ParlReward.of(result, ParlReward.perf(task, result), 0, settings.parl()));
+        Path html = runDir.resolve("trace.html");
+        TraceHtml.write(tracePath, html);
+        return new Outcome(result, tracePath, html);
+    }
+}

@@ -1,0 +1,89 @@
+package dev.agentswarm.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** swarm run: a scripted swarm end to end, its run folder, its replay, and bad input. */
+class SwarmCliTest {
+
+    /** root plans a and b in parallel and c on both; each sub-agent computes with the calculator; root finishes. */
+    static final String SCRIPT = """
+            {"agents": {
+              "root": [
+                "<tool_call>{\\"name\\": \\"spawn_subagents\\", \\"arguments\\": {\\"subtasks\\": [{\\"id\\": \\"a\\", \\"goal\\": \\"2 + 3\\", \\"tools\\": [\\"calculator\\"]}, {\\"id\\": \\"b\\", \\"goal\\": \\"4 * 5\\", \\"tools\\": [\\"calculator\\"]}, {\\"id\\": \\"c\\", \\"goal\\": \\"add them\\", \\"tools\\": [\\"calculator\\"], \\"depends_on\\": [\\"a\\", \\"b\\"]}]}}</tool_call>",
+                "<tool_call>{\\"name\\": \\"finish\\", \\"arguments\\": {\\"answer\\": \\"25\\"}}</tool_call>"],
+              "root/a": ["<tool_call>{\\"name\\": \\"calculator\\", \\"arguments\\": {\\"expression\\": \\"2 + 3\\"}}</tool_call>", "5"],
+              "root/b": ["<tool_call>{\\"name\\": \\"calculator\\", \\"arguments\\": {\\"expression\\": \\"4 * 5\\"}}</tool_call>", "20"],
+              "root/c": ["<tool_call>{\\"name\\": \\"calculator\\", \\"arguments\\": {\\"expression\\": \\"5 + 20\\"}}</tool_call>", "25"]
+            }}
+            """;
+
+    @Test
+    void aScriptedSwarmRunsWritesItsTraceAndPageAndReplaysToTheSameTrace(@TempDir Path dir) throws Exception {
+        Path script = dir.resolve("swarm.json");
+        Files.writeString(script, SCRIPT);
+        Path run = dir.resolve("run");
+        CliTest.Result r = CliTest.swarm("run", "What is (2 + 3) + 4 * 5?", "--script", script.toString(), "--run-dir", run.toString(), "--json");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        JsonNode j = r.json();
+        assertEquals("25", j.get("answer").asText());
+        assertEquals(0, j.get("missing").size());
+        assertEquals(3, j.get("metrics").get("subagents").asInt());
+        assertEquals(6, j.get("metrics").get("critical_steps").asInt());
+        assertEquals(8, j.get("metrics").get("total_steps").asInt());
+        assertEquals(1.0, j.get("reward").get("finish").asDouble(), "every spawned sub-agent answered");
+        assertTrue(r.out().contains("├─ a  general  done"), "the final tree: " + r.out());
+        for (String f : new String[] {"trace.jsonl", "trace.html", "recording.jsonl"}) assertTrue(Files.isRegularFile(run.resolve(f)), f);
+        String html = Files.readString(run.resolve("trace.html"));
+        for (String agent : new String[] {"root", "root/a", "root/b", "root/c"}) assertTrue(html.contains("data-agent=\"" + agent + "\""), agent);
+
+        CliTest.Result replay = CliTest.swarm("run", "--replay", run.toString(), "--run-dir", dir.resolve("again").toString(), "--json");
+        assertEquals(0, replay.exit(), replay.out() + replay.err());
+        assertTrue(replay.json().get("replay_same_trace").asBoolean(), replay.out());
+        assertEquals("25", replay.json().get("answer").asText());
+    }
+
+    @Test
+    void aTamperedRecordingReplaysToADifferentTraceAndSaysWhere(@TempDir Path dir) throws Exception {
+        Path script = dir.resolve("swarm.json");
+        Files.writeString(script, SCRIPT);
+        Path run = dir.resolve("run");
+        assertEquals(0, CliTest.swarm("run", "What is (2 + 3) + 4 * 5?", "--script", script.toString(), "--run-dir", run.toString()).exit());
+        Path rec = run.resolve("recording.jsonl");
+        Files.writeString(rec, Files.readString(rec).replace("\"result\":\"20\"", "\"result\":\"21\""));
+        CliTest.Result replay = CliTest.swarm("run", "--replay", run.toString(), "--run-dir", dir.resolve("again").toString(), "--json");
+        assertEquals(1, replay.exit(), replay.out() + replay.err());
+        assertFalse(replay.json().get("replay_same_trace").asBoolean());
+        assertTrue(replay.out().contains("the trace differs from"), replay.out());
+    }
+
+    @Test
+    void badSwarmInputGetsOneClearLine(@TempDir Path dir) throws Exception {
+        Path script = dir.resolve("swarm.json");
+        Files.writeString(script, SCRIPT);
+        CliTest.Result noTask = CliTest.swarm("run", "--script", script.toString());
+        assertEquals(2, noTask.exit());
+        assertTrue(noTask.err().contains("give the TASK"), noTask.err());
+
+        CliTest.Result badTool = CliTest.swarm("run", "x", "--script", script.toString(), "--tools", "calculator,teleport");
+        assertEquals(2, badTool.exit());
+        assertTrue(badTool.err().contains("teleport"), badTool.err());
+
+        Path badAgents = dir.resolve("bad.json");
+        Files.writeString(badAgents, "{\"agents\": {\"root\": []}}");
+        CliTest.Result empty = CliTest.swarm("run", "x", "--script", badAgents.toString());
+        assertEquals(2, empty.exit());
+        assertTrue(empty.err().contains("agent root needs a non-empty list of replies"), empty.err());
+
+        CliTest.Result noRecording = CliTest.swarm("run", "--replay", dir.resolve("nowhere").toString());
+        assertEquals(2, noRecording.exit());
+        assertTrue(noRecording.err().contains("nowhere"), noRecording.err());
+    }
+}
