@@ -86,4 +86,19 @@ class SwarmCliTest {
         assertEquals(2, noRecording.exit());
         assertTrue(noRecording.err().contains("nowhere"), noRecording.err());
     }
+
+    @Test
+    void aSmallSwarmBenchmarkChecksEveryAnswerAndReportsTheFigures() throws Exception {
+        CliTest.Result b = CliTest.swarm("bench", "swarm", "--subagents", "8", "--turns", "3", "--tool-ms", "5", "--warmup", "1", "--reps", "3", "--json");
+        assertEquals(0, b.exit(), b.out() + b.err());
+        JsonNode j = b.json();
+        for (String key : new String[] {"wall_over_ideal", "wall_over_serial", "overhead_ms_per_subagent", "peak_heap_bytes"}) {
+            assertTrue(j.has(key), key + " in " + j);
+        }
+        assertTrue(j.get("wall_over_ideal").asDouble() >= 1.0, "no swarm beats its critical path: " + j);
+        assertEquals(15.0, j.get("ideal_ms").asDouble());
+        assertEquals(120.0, j.get("serial_ms").asDouble());
+        assertEquals(1 + 4 + 1, j.get("critical_steps").asInt(), "plan, a sub-agent's 3 tool turns and its answer, finish");
+        assertTrue(j.get("plan_ms").asDouble() <= j.get("answered_ms").asDouble());
+    }
 }

@@ -52,7 +52,7 @@ public final class SwarmHarness {
         return settings;
     }
 
-    /** Runs the swarm on {@code task}, its events in {@code trace}; waits up to the swarm's deadline and a margin. */
+    /** Runs the swarm on {@code task}, its events in {@code trace} (the caller closes it); waits up to the swarm's deadline and a margin. */
     public SwarmResult run(String runId, Task task, SwarmTrace trace) {
         TestProbe<SwarmResult> probe = kit.createTestProbe(SwarmResult.class);
         kit.spawn(Orchestrator.create(settings, Orchestrator.Place.root(runId), task, WorkerRoute.direct(worker), trace, probe.getRef()));
@@ -62,7 +62,9 @@ public final class SwarmHarness {
     }
 
     public SwarmResult run(String runId, Task task) {
-        return run(runId, task, SwarmTrace.inMemory());
+        try (SwarmTrace trace = SwarmTrace.inMemory()) {
+            return run(runId, task, trace);
+        }
     }
 
     /** The agent an episode id belongs to: {@code run-1:root/a#2} → {@code root/a}. */

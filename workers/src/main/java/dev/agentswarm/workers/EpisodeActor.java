@@ -14,6 +14,7 @@ import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.SwarmProtocol;
+import dev.agentswarm.core.protocol.ToolCallSummary;
 import dev.agentswarm.core.protocol.ToolStatus;
 import dev.agentswarm.core.protocol.Timing;
 import dev.agentswarm.core.protocol.ToolCall;
@@ -317,10 +318,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         if (request.swarm() == null) return;
         String action;
         if (finishAnswer != null) action = "answer: " + finishAnswer;
-        else if (!calls.isEmpty()) action = String.join(", ", calls.stream().map(c -> c.name() + "(" + c.arguments() + ")").toList());
+        else if (!calls.isEmpty()) action = ToolCallSummary.of(calls, 160);
         else if (parsed.hasFinalAnswer() && !parsed.hasErrors()) action = "answer: " + parsed.finalAnswer();
         else action = "format error";
-        if (action.length() > 160) action = action.substring(0, 157) + "...";
+        if (action.length() > 160) action = action.substring(0, 159) + "…";
         request.swarm().tell(new SwarmProtocol.EpisodeProgress(request.episodeId(), policyTurns, action, completionTokens));
     }
 

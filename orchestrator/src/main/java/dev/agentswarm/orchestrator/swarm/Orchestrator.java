@@ -4,16 +4,13 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.EpisodeSpec;
-import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.SwarmProtocol;
 import dev.agentswarm.core.protocol.SwarmProtocol.EpisodeProgress;
 import dev.agentswarm.core.protocol.SwarmProtocol.SpawnOutcome;
 import dev.agentswarm.core.protocol.SwarmProtocol.SpawnSubAgents;
 import dev.agentswarm.core.protocol.Task;
-import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.Trajectory;
-import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.core.protocol.WorkerProtocol.CancelEpisode;
 import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
 import java.time.Duration;
@@ -202,7 +199,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         long dTokens = Math.max(0, p.tokens() - before[1]);
         before[0] = Math.max(before[0], p.turns());
         before[1] = Math.max(before[1], p.tokens());
-        trace.emit(trace.event(agent, "turn").put("turn", p.turns()).put("action", p.lastAction()).put("tokens", p.tokens()));
+        trace.emitLazily(() -> trace.event(agent, "turn").put("turn", p.turns()).put("action", p.lastAction()).put("tokens", p.tokens()));
         spend(0, dTurns, dTokens);
         return next();
     }
@@ -322,7 +319,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         long dTokens = t.stats().completionTokens() - (before == null ? 0 : before[1]);
         serialNanos += t.stats().wallNanos();
         trajectories.computeIfAbsent(a.agent(), k -> new ArrayList<>()).add(t);
-        emitMessages(a.agent(), a.startNanos(), t);
+        trace.emitMessages(a.agent(), a.startNanos(), t);
         spend(0, dTurns, dTokens); // may spend a budget, which stops the round: then no retry
         RoundState state = a.round();
         long steps = t.stats().turns();
@@ -473,7 +470,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         timers.cancel(new Lost(ownEpisodeId));
         long[] before = reported.remove(ownEpisodeId);
         serialNanos += t.stats().wallNanos();
-        emitMessages(place.agent(), startNanos, t);
+        trace.emitMessages(place.agent(), startNanos, t);
         spend(0, t.stats().turns() - (before == null ? 0 : before[0]), t.stats().completionTokens() - (before == null ? 0 : before[1]));
         if (current != null) {
             // The orchestrator ended mid-round (deadline, cancel): its sub-agents are cancelled, and their answers still kept.
@@ -535,25 +532,6 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                 .put("wall_over_serial", m.serialNanos() == 0 ? 0 : Math.round(1e4 * m.wallNanos() / (double) m.serialNanos()) / 1e4)
                 .put("subagents", m.subAgents()).put("turns", m.turns()).put("tokens", m.tokens()).put("rounds", m.rounds());
         return o;
-    }
-
-    /** Each message of an episode into the trace, stamped with its turn's start. */
-    private void emitMessages(String agent, long episodeStartNanos, Trajectory t) {
-        for (Message m : t.prompt()) {
-            trace.emitAt(episodeStartNanos, trace.event(agent, "message").put("turn", 0).put("role", m.role().name().toLowerCase(java.util.Locale.ROOT))
-                    .put("content", m.content()));
-        }
-        int turn = 0;
-        for (Turn x : t.turns()) {
-            if (x.isAssistant()) turn++;
-            ObjectNode e = trace.event(agent, "message").put("turn", turn).put("role", x.role().name().toLowerCase(java.util.Locale.ROOT))
-                    .put("content", x.text());
-            if (!x.toolCalls().isEmpty()) {
-                ArrayNode calls = e.putArray("tool_calls");
-                for (ToolCall c : x.toolCalls()) calls.addObject().put("name", c.name()).set("arguments", c.arguments());
-            }
-            trace.emitAt(episodeStartNanos + x.timing().startNanos(), e);
-        }
     }
 
     private String episodeId(String agent, int attempt) {

@@ -2,7 +2,12 @@ package dev.agentswarm.orchestrator.swarm;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.ToolCall;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.protocol.Turn;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -14,25 +19,43 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A swarm's events as they happen ({@code trace.jsonl}: one JSON object per line with {@code t_ms}
  * since the swarm started, the {@code agent} path — {@code root}, {@code root/a}, {@code root/c/x} —
- * and the {@code kind}). Every orchestrator of the tree writes here, so it is thread-safe; lines
- * reach the file as they happen, so a swarm that dies leaves what it did. A listener (the live view)
- * sees each event too.
+ * and the {@code kind}). Every orchestrator of the tree emits here; the events are stamped on the
+ * emitting thread and built, written and shown to the listener (the live view) on the trace's own
+ * writer thread, so no actor waits on JSON or on the disk. Lines reach the file as they are written,
+ * so a swarm that dies leaves what it did. {@link #close} writes what is pending.
  */
 public final class SwarmTrace implements AutoCloseable {
+
+    /** How long the writer sleeps when there is nothing to write: emitting never wakes it, which would cost the emitter. */
+    private static final long IDLE_NANOS = 1_000_000;
 
     private final long startNanos = System.nanoTime();
     private final List<ObjectNode> events = new ArrayList<>();
     private final BufferedWriter out;
     private final Consumer<ObjectNode> listener;
+    private final ConcurrentLinkedQueue<Runnable> pending = new ConcurrentLinkedQueue<>();
+    private final AtomicLong submitted = new AtomicLong();
+    private final AtomicLong written = new AtomicLong();
+    private final Thread writer;
+    private volatile boolean closing;
+    private volatile RuntimeException failure;
 
     private SwarmTrace(BufferedWriter out, Consumer<ObjectNode> listener) {
         this.out = out;
         this.listener = listener;
+        this.writer = new Thread(this::drain, "swarm-trace");
+        writer.setDaemon(true);
+        writer.start();
     }
 
     /** Events kept in memory only. */
@@ -40,7 +63,7 @@ public final class SwarmTrace implements AutoCloseable {
         return new SwarmTrace(null, e -> {});
     }
 
-    /** Events kept in memory and appended to {@code file}; {@code listener} sees each one (on the emitting thread). */
+    /** Events kept in memory and appended to {@code file}; {@code listener} sees each one (on the writer thread). */
     public static SwarmTrace toFile(Path file, Consumer<ObjectNode> listener) {
         try {
             if (file.getParent() != null) Files.createDirectories(file.getParent());
@@ -54,9 +77,9 @@ public final class SwarmTrace implements AutoCloseable {
         return startNanos;
     }
 
-    /** An event now. */
+    /** An event of {@code agent}, to fill and {@link #emit}; its time is set when it is emitted. */
     public ObjectNode event(String agent, String kind) {
-        return Json.object().put("agent", agent).put("kind", kind);
+        return Json.object().put("t_ms", 0.0).put("agent", agent).put("kind", kind);
     }
 
     /** Records {@code event} (built with {@link #event}) as happening now. */
@@ -64,11 +87,66 @@ public final class SwarmTrace implements AutoCloseable {
         emitAt(System.nanoTime(), event);
     }
 
-    /** Records {@code event} as happening at {@code nanos} (System.nanoTime): messages are stamped with their turn's start. */
-    public synchronized void emitAt(long nanos, ObjectNode event) {
-        ObjectNode line = Json.object().put("t_ms", Math.round((nanos - startNanos) / 1e3) / 1e3);
-        line.setAll(event);
-        events.add(line);
+    /** Records {@code event} as happening at {@code nanos} (System.nanoTime). */
+    public void emitAt(long nanos, ObjectNode event) {
+        submit(() -> record(nanos, event));
+    }
+
+    /** Records the event {@code build} makes, as happening now; it is built on the writer thread (frequent events: turns). */
+    public void emitLazily(Supplier<ObjectNode> build) {
+        long now = System.nanoTime();
+        submit(() -> record(now, build.get()));
+    }
+
+    /** Every message of an episode that started at {@code episodeStartNanos}, each stamped with its turn's start. */
+    public void emitMessages(String agent, long episodeStartNanos, Trajectory t) {
+        submit(() -> {
+            for (Message m : t.prompt()) {
+                record(episodeStartNanos, event(agent, "message").put("turn", 0).put("role", m.role().name().toLowerCase(Locale.ROOT))
+                        .put("content", m.content()));
+            }
+            int turn = 0;
+            for (Turn x : t.turns()) {
+                if (x.isAssistant()) turn++;
+                ObjectNode e = event(agent, "message").put("turn", turn).put("role", x.role().name().toLowerCase(Locale.ROOT))
+                        .put("content", x.text());
+                if (!x.toolCalls().isEmpty()) {
+                    ArrayNode calls = e.putArray("tool_calls");
+                    for (ToolCall c : x.toolCalls()) calls.addObject().put("name", c.name()).set("arguments", c.arguments());
+                }
+                record(episodeStartNanos + x.timing().startNanos(), e);
+            }
+        });
+    }
+
+    private void submit(Runnable r) {
+        if (closing) throw new IllegalStateException("the trace is closed");
+        submitted.incrementAndGet();
+        pending.add(r);
+    }
+
+    private void drain() {
+        while (true) {
+            Runnable r;
+            while ((r = pending.poll()) != null) {
+                try {
+                    r.run();
+                } catch (RuntimeException e) {
+                    if (failure == null) failure = e; // reported by events() and close(); the writer goes on
+                }
+                written.incrementAndGet();
+            }
+            if (closing && pending.isEmpty()) return;
+            LockSupport.parkNanos(IDLE_NANOS);
+        }
+    }
+
+    /** On the writer thread only. */
+    private void record(long nanos, ObjectNode event) {
+        ObjectNode line = event.put("t_ms", Math.round((nanos - startNanos) / 1e3) / 1e3);
+        synchronized (events) {
+            events.add(line);
+        }
         if (out != null) {
             try {
                 out.write(Json.write(line));
@@ -80,8 +158,22 @@ public final class SwarmTrace implements AutoCloseable {
         listener.accept(line);
     }
 
-    public synchronized List<ObjectNode> events() {
-        return List.copyOf(events);
+    /** Waits until everything emitted so far is written. */
+    public void flush() {
+        long target = submitted.get();
+        while (written.get() < target) {
+            if (!writer.isAlive()) break;
+            LockSupport.parkNanos(IDLE_NANOS / 4);
+        }
+        if (failure != null) throw failure;
+    }
+
+    /** The events emitted so far, once written. */
+    public List<ObjectNode> events() {
+        flush();
+        synchronized (events) {
+            return List.copyOf(events);
+        }
     }
 
     /**
@@ -89,8 +181,8 @@ public final class SwarmTrace implements AutoCloseable {
      * had them, agents in path order. Two runs that did the same thing give the same canonical trace
      * whatever the thread interleaving — what a replay is checked against.
      */
-    public synchronized List<JsonNode> canonical() {
-        return canonical(new ArrayList<>(events));
+    public List<JsonNode> canonical() {
+        return canonical(events());
     }
 
     /** {@link #canonical()} of events read back from a {@code trace.jsonl}. */
@@ -130,13 +222,24 @@ public final class SwarmTrace implements AutoCloseable {
         return out;
     }
 
+    /** Writes what is pending, stops the writer and closes the file. */
     @Override
-    public synchronized void close() {
-        if (out == null) return;
+    public void close() {
+        if (closing) return;
+        closing = true;
+        LockSupport.unpark(writer);
         try {
-            out.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            writer.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
+        if (out != null) {
+            try {
+                out.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        if (failure != null) throw failure;
     }
 }

@@ -1,0 +1,271 @@
+package dev.agentswarm.app.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.Completion;
+import dev.agentswarm.core.protocol.CompletionRequest;
+import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.ToolSpec;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.policy.PolicyException;
+import dev.agentswarm.core.tool.FinishTool;
+import dev.agentswarm.core.tool.Tool;
+import dev.agentswarm.core.tool.ToolContext;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.core.tool.ToolSpecs;
+import dev.agentswarm.orchestrator.swarm.Orchestrator;
+import dev.agentswarm.orchestrator.swarm.SwarmResult;
+import dev.agentswarm.orchestrator.swarm.SwarmSettings;
+import dev.agentswarm.orchestrator.swarm.SwarmTrace;
+import dev.agentswarm.orchestrator.swarm.WorkerRoute;
+import dev.agentswarm.workers.EpisodeServices;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * The swarm workload of the peers (langchain4j-agentic's parallel mapper, LangGraph.js's Send): one
+ * orchestrator spawns {@code subagents} sub-agents in one plan; each makes {@code turns} calls of a
+ * tool that takes {@code tool-ms}, then answers; the orchestrator checks every answer came and
+ * finishes. The ideal wall time is the critical path, {@code turns × tool-ms}; the serial sum is
+ * {@code subagents × turns × tool-ms}. Measured as the median of {@code reps} whole swarms (orchestrator
+ * episode, plan check, 100 sub-agent episodes, trace) after {@code warmup} swarms, on one node.
+ */
+public final class SwarmBenchmark {
+
+    public record Settings(int subAgents, int turns, int toolMs, int warmup, int reps, boolean blockingTool) {
+        public Settings {
+            if (subAgents < 1 || turns < 1 || toolMs < 1 || warmup < 0 || reps < 1) {
+                throw new IllegalArgumentException("need subagents >= 1, turns >= 1, tool-ms >= 1, warmup >= 0, reps >= 1");
+            }
+        }
+    }
+
+    private SwarmBenchmark() {}
+
+    /** The tool every sub-agent calls: it takes tool-ms, blocking a thread of its own pool (as the peers' tools do) or not. */
+    private static final class WorkTool implements Tool {
+        private static final ToolSpec SPEC = ToolSpecs.oneString("work", "Does one step of work.", "step", "Which step.");
+        private final long millis;
+        private final ExecutorService blocking;
+        final AtomicLong calls = new AtomicLong();
+
+        WorkTool(long millis, boolean block) {
+            this.millis = millis;
+            this.blocking = block ? Executors.newCachedThreadPool(r -> {
+                Thread t = new Thread(r, "bench-tool");
+                t.setDaemon(true);
+                return t;
+            }) : null;
+        }
+
+        @Override
+        public ToolSpec spec() {
+            return SPEC;
+        }
+
+        @Override
+        public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
+            calls.incrementAndGet();
+            String step = ToolSpecs.string(arguments, "step");
+            if (blocking == null) {
+                return CompletableFuture.supplyAsync(() -> "done " + step, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
+            }
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    Thread.sleep(millis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return "done " + step;
+            }, blocking);
+        }
+    }
+
+    /** The orchestrator plans every sub-agent at once and finishes with the number of answers it got; a sub-agent works, then answers. */
+    private static Policy script(int subAgents, int turns) {
+        StringBuilder plan = new StringBuilder("<tool_call>{\"name\": \"spawn_subagents\", \"arguments\": {\"subtasks\": [");
+        for (int i = 0; i < subAgents; i++) {
+            if (i > 0) plan.append(", ");
+            plan.append("{\"id\": \"s").append(i).append("\", \"goal\": \"Do ").append(turns).append(" steps of work\", \"tools\": [\"work\"]}");
+        }
+        plan.append("]}}</tool_call>");
+        String spawn = plan.toString();
+        return req -> {
+            String agent = req.episodeId().substring(req.episodeId().indexOf(':') + 1);
+            String text;
+            if (agent.equals("root")) {
+                if (req.turn() == 1) {
+                    text = spawn;
+                } else {
+                    String obs = req.messages().get(req.messages().size() - 1).content();
+                    int answers = obs.split("answer: finished", -1).length - 1;
+                    text = "<tool_call>{\"name\": \"finish\", \"arguments\": {\"answer\": \"" + answers + " answers\"}}</tool_call>";
+                }
+            } else if (req.turn() <= turns) {
+                text = "<tool_call>{\"name\": \"work\", \"arguments\": {\"step\": \"" + req.turn() + "\"}}</tool_call>";
+            } else {
+                text = "finished";
+            }
+            int prompt = 0;
+            for (Message m : req.messages()) prompt += m.content().length() / 4;
+            return CompletableFuture.completedFuture(Completion.ofText(text, prompt, text.length() / 4));
+        };
+    }
+
+    public static Map<String, Object> run(Settings s, Consumer<String> log) throws Exception {
+        Config config = ConfigFactory.parseString("""
+                agentswarm.swarm.max-subagents = %d
+                agentswarm.swarm.max-parallel = %d
+                agentswarm.swarm.max-turns = 100000000
+                agentswarm.swarm.max-tokens = 1000000000
+                agentswarm.swarm.deadline = 10 minutes
+                agentswarm.episode.max-turns = %d
+                """.formatted(s.subAgents(), s.subAgents(), s.turns() + 2)).withFallback(SwarmNode.loadConfig(null)).resolve();
+        WorkTool work = new WorkTool(s.toolMs(), s.blockingTool());
+        SwarmSettings settings = SwarmSettings.fromConfig(config, Set.of("work"));
+        EpisodeServices services = new EpisodeServices(script(s.subAgents(), s.turns()), ToolRegistry.of(work, new FinishTool()));
+        String expected = s.subAgents() + " answers";
+        try (SwarmNode node = SwarmNode.startEmbedded(config, services)) {
+            for (int i = 0; i < s.warmup(); i++) {
+                Timed w = once(node, settings, "w" + i);
+                check(w.result(), expected);
+                log.accept(String.format("warmup %d: %.1f ms", i + 1, w.wallNanos() / 1e6));
+            }
+            var pools = ManagementFactory.getMemoryPoolMXBeans().stream().filter(p -> p.getType() == MemoryType.HEAP).toList();
+            pools.forEach(MemoryPoolMXBean::resetPeakUsage);
+            long callsBefore = work.calls.get();
+            var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+            long cpu0 = os.getProcessCpuTime();
+            double[] wall = new double[s.reps()];
+            double[][] phases = new double[4][s.reps()]; // plan accepted, last sub-agent started, last finished, answered
+            SwarmResult last = null;
+            for (int i = 0; i < s.reps(); i++) {
+                Timed t = once(node, settings, "r" + i);
+                last = t.result();
+                for (int p = 0; p < phases.length; p++) phases[p][i] = t.phasesMs()[p];
+                wall[i] = t.wallNanos() / 1e6;
+                check(last, expected);
+                log.accept(String.format("rep %d: %.1f ms", i + 1, wall[i]));
+            }
+            double cpuPerRep = (os.getProcessCpuTime() - cpu0) / 1e6 / s.reps();
+            long peakHeap = pools.stream().mapToLong(p -> p.getPeakUsage().getUsed()).sum();
+            long calls = work.calls.get() - callsBefore;
+            if (calls != (long) s.reps() * s.subAgents() * s.turns()) {
+                throw new IllegalStateException("tool calls " + calls + " != " + (long) s.reps() * s.subAgents() * s.turns());
+            }
+            double[] sorted = wall.clone();
+            Arrays.sort(sorted);
+            double median = sorted[sorted.length / 2];
+            double ideal = (double) s.turns() * s.toolMs();
+            double serial = (double) s.subAgents() * s.turns() * s.toolMs();
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("framework", "agentswarm");
+            out.put("workload", "swarm");
+            out.put("subagents", s.subAgents());
+            out.put("turns", s.turns());
+            out.put("tool_ms", s.toolMs());
+            out.put("tool", s.blockingTool() ? "blocking" : "async");
+            out.put("wall_ms", round(median, 2));
+            out.put("ideal_ms", ideal);
+            out.put("serial_ms", serial);
+            out.put("wall_over_ideal", round(median / ideal, 4));
+            out.put("wall_over_serial", round(median / serial, 5));
+            out.put("overhead_ms_per_subagent", round((median - ideal) / s.subAgents(), 4));
+            out.put("wall_ms_min", round(sorted[0], 2));
+            out.put("wall_ms_max", round(sorted[sorted.length - 1], 2));
+            out.put("cpu_ms_per_swarm", round(cpuPerRep, 1));
+            // Where the time beyond the ideal goes (medians, ms from the orchestrator's start).
+            out.put("plan_ms", round(median(phases[0]), 2));
+            out.put("last_subagent_started_ms", round(median(phases[1]), 2));
+            out.put("last_subagent_finished_ms", round(median(phases[2]), 2));
+            out.put("answered_ms", round(median(phases[3]), 2));
+            double toolSum = 0;
+            int toolCalls = 0;
+            for (SwarmResult.SubAgent a : last.subAgents()) {
+                for (var turn : a.trajectories().get(0).turns()) {
+                    if (!turn.isAssistant()) {
+                        toolSum += turn.timing().durationNanos() / 1e6;
+                        toolCalls++;
+                    }
+                }
+            }
+            out.put("tool_call_ms_mean", round(toolSum / toolCalls, 3)); // as the episode saw it: sleep, overshoot, two thread hand-offs
+            out.put("critical_steps", last.metrics().criticalSteps());
+            out.put("total_steps", last.metrics().totalSteps());
+            out.put("parallelism", round(last.metrics().parallelism(), 2));
+            out.put("reps", s.reps());
+            out.put("warmup", s.warmup());
+            out.put("peak_heap_bytes", peakHeap);
+            out.put("cores", Runtime.getRuntime().availableProcessors());
+            out.put("java", Runtime.version().toString());
+            return out;
+        }
+    }
+
+    /** A swarm's result and its wall time: from starting the orchestrator to its answer (the trace is written after, untimed). */
+    private record Timed(SwarmResult result, long wallNanos, double[] phasesMs) {}
+
+    private static Timed once(SwarmNode node, SwarmSettings settings, String runId) throws Exception {
+        CompletableFuture<SwarmResult> done = new CompletableFuture<>();
+        long[] answeredAt = new long[1];
+        try (SwarmTrace trace = SwarmTrace.inMemory()) {
+            var replyTo = node.system().systemActorOf(Behaviors.receive(SwarmResult.class).onMessage(SwarmResult.class, r -> {
+                answeredAt[0] = System.nanoTime();
+                done.complete(r);
+                return Behaviors.stopped();
+            }).build(), "bench-result-" + runId, Props.empty());
+            long start = System.nanoTime();
+            node.system().systemActorOf(Orchestrator.create(settings, Orchestrator.Place.root(runId), Task.of("bench", "Run the swarm"),
+                    WorkerRoute.sharded(node.workerRegion(), node.workerEntities()), trace, replyTo),
+                    "bench-swarm-" + runId, Props.empty());
+            SwarmResult r = done.get(10, TimeUnit.MINUTES);
+            double base = (start - trace.startNanos()) / 1e6;
+            double plan = 0, lastStart = 0, lastFinish = 0;
+            for (var e : trace.events()) {
+                double t = e.path("t_ms").asDouble() - base;
+                String kind = e.path("kind").asText();
+                boolean sub = !e.path("agent").asText().equals("root");
+                if (kind.equals("plan")) plan = t;
+                if (sub && kind.equals("agent_started")) lastStart = Math.max(lastStart, t);
+                if (sub && kind.equals("agent_finished")) lastFinish = Math.max(lastFinish, t);
+            }
+            return new Timed(r, answeredAt[0] - start, new double[] {plan, lastStart, lastFinish, (answeredAt[0] - start) / 1e6});
+        }
+    }
+
+    private static double median(double[] v) {
+        double[] c = v.clone();
+        Arrays.sort(c);
+        return c[c.length / 2];
+    }
+
+    private static void check(SwarmResult r, String expected) {
+        if (!expected.equals(r.answer())) {
+            throw new PolicyException("the swarm answered " + r.answer() + " (" + r.stopReason() + ", missing " + r.missing()
+                    + "), expected " + expected, false);
+        }
+    }
+
+    private static double round(double v, int digits) {
+        double f = Math.pow(10, digits);
+        return Math.round(v * f) / f;
+    }
+}
