@@ -53,6 +53,29 @@ class TrainingTest {
     }
 
     @Test
+    void swarmTrainingGivesTheLearnerOrchestratorTrajectoriesWithTheParlReward(@TempDir Path dir) throws Exception {
+        Config c = ConfigFactory.parseString("""
+                agentswarm.train.swarm = true
+                agentswarm.swarm.orchestrator.max-turns = 1
+                # the tiny model's context holds the orchestrator's prompt, not the tool schemas besides
+                agentswarm.episode.tools-in-prompt = false
+                """).withFallback(tiny(dir.resolve("run"), 2)).resolve();
+        Training.Outcome o = Training.run(c);
+        assertNull(o.summary().error());
+        assertEquals(2, o.summary().steps());
+        List<String> trajectories = Files.readAllLines(o.runDir().resolve("trajectories.jsonl"));
+        assertEquals(o.summary().episodes(), trajectories.size(), "every accepted answer is on disk");
+        for (String line : trajectories) {
+            JsonNode t = Json.parse(line);
+            JsonNode reward = t.get("reward").get("components");
+            for (String k : List.of("perf", "parallel", "finish", "lambda_parallel", "critical_steps")) assertTrue(reward.has(k), k + " in " + reward);
+            String system = t.get("prompt").get(0).get("content").asText();
+            assertTrue(system.contains("orchestrator of an agent swarm") && system.contains("spawn_subagents"),
+                    "the orchestrator's episode, with its prompt and tools: " + system.substring(0, Math.min(200, system.length())));
+        }
+    }
+
+    @Test
     void aRunThatDiedAfterItsLastCheckpointResumesFromItWithoutLosingOrRepeatingAnything(@TempDir Path dir) throws Exception {
         Path run = dir.resolve("run");
         Training.run(tiny(run, 2));

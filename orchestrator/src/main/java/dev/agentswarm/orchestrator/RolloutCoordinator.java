@@ -93,6 +93,11 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private long resent;
     private long batches;
     private boolean training;
+    private int batchesWithoutUpdate;
+    private String lastEpisodeError;
+
+    /** Batches in a row the learner may refuse or find empty before the run ends with why. */
+    static final int MAX_BATCHES_WITHOUT_UPDATE = 20;
 
     public static Behavior<Command> create(Settings settings, List<Task> tasks, long cursor, EpisodeSpec spec, Wiring wiring,
                                            long startVersion, long startStep, MetricsLog trajectories, MetricsLog metrics,
@@ -147,6 +152,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             return finish("cannot write trajectories.jsonl: " + e.getMessage());
         }
         episodes++;
+        if (t.error() != null) lastEpisodeError = t.error();
         trainIfReady();
         fill();
         return this;
@@ -155,6 +161,13 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private Behavior<Command> onTrained(Trained m) {
         training = false;
         BatchTrained r = m.result();
+        batchesWithoutUpdate = r.error() == null && r.published() ? 0 : batchesWithoutUpdate + 1;
+        if (batchesWithoutUpdate >= MAX_BATCHES_WITHOUT_UPDATE) {
+            // Nothing to learn from, batch after batch (every episode fails, say): stop instead of sampling forever.
+            return finish(batchesWithoutUpdate + " batches in a row gave the learner nothing to train on"
+                    + (r.error() != null ? " (" + r.error() + ")" : "")
+                    + (lastEpisodeError != null ? "; the last failed episode said: " + lastEpisodeError : ""));
+        }
         ObjectNode line = Json.object();
         // Every line carries the step it came after, so a resume keeps the lines of what it keeps.
         if (r.error() != null) {

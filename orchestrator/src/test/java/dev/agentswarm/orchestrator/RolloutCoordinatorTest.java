@@ -191,6 +191,17 @@ class RolloutCoordinatorTest {
     }
 
     @Test
+    void batchAfterBatchWithNothingToTrainOnEndsTheRunWithWhyInsteadOfSamplingForever(@TempDir Path dir) throws Exception {
+        World w = new World();
+        w.untrainable.set(1_000_000);
+        RolloutCoordinator.Summary s = run(w, new RolloutCoordinator.Settings(2, 8, 1, 5, 3, false, Duration.ofSeconds(30)), dir, 5, 5);
+        assertEquals(0, s.steps());
+        assertTrue(s.error() != null && s.error().contains(RolloutCoordinator.MAX_BATCHES_WITHOUT_UPDATE
+                + " batches in a row gave the learner nothing to train on"), String.valueOf(s.error()));
+        assertEquals(RolloutCoordinator.MAX_BATCHES_WITHOUT_UPDATE, w.batches.size());
+    }
+
+    @Test
     void aLearnerThatDiesEndsTheRunWithWhyInsteadOfHangingIt(@TempDir Path dir) throws Exception {
         Path trajectories = dir.resolve("trajectories.jsonl");
         CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();

@@ -31,6 +31,10 @@ public final class TrainCommand implements Callable<Integer> {
     @Option(names = "--sync", description = "Sample, then train, in turn: the synchronous baseline.")
     boolean sync;
 
+    @Option(names = "--swarm", description = "Train the orchestrator (PARL): each episode is a swarm on the task (agentswarm.swarm), the"
+            + " learner gets the root orchestrator's trajectory with the PARL reward (agentswarm.swarm.parl).")
+    boolean swarm;
+
     @Mixin
     WeightsOptions weights;
 
@@ -51,6 +55,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (suite != null) cfg = cfg.withValue("agentswarm.train.suite", ConfigValueFactory.fromAnyRef(suite));
         if (steps != null) cfg = cfg.withValue("agentswarm.train.steps", ConfigValueFactory.fromAnyRef(steps));
         if (sync) cfg = cfg.withValue("agentswarm.train.sync", ConfigValueFactory.fromAnyRef(true));
+        if (swarm) cfg = cfg.withValue("agentswarm.train.swarm", ConfigValueFactory.fromAnyRef(true));
         if (runDir != null) cfg = cfg.withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(runDir.toString()));
         cfg = weights.apply(cfg);
         Training.Outcome o = Training.run(cfg, resume);

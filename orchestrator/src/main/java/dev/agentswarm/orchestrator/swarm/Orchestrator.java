@@ -538,6 +538,11 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         return place.runId() + ":" + agent + (attempt > 1 ? "#" + attempt : "");
     }
 
+    /** The run a root orchestrator's own episode id belongs to ({@code RUN:root} → {@code RUN}). */
+    public static String runIdOf(String rootEpisodeId) {
+        return rootEpisodeId.endsWith(":root") ? rootEpisodeId.substring(0, rootEpisodeId.length() - ":root".length()) : rootEpisodeId;
+    }
+
     private static String parentOf(String agent) {
         int slash = agent.lastIndexOf('/');
         return slash < 0 ? null : agent.substring(0, slash);

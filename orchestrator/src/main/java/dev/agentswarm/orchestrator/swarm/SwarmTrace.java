@@ -49,25 +49,34 @@ public final class SwarmTrace implements AutoCloseable {
     private final Thread writer;
     private volatile boolean closing;
     private volatile RuntimeException failure;
+    private final boolean discard;
 
-    private SwarmTrace(BufferedWriter out, Consumer<ObjectNode> listener) {
+    private SwarmTrace(BufferedWriter out, Consumer<ObjectNode> listener, boolean discard) {
         this.out = out;
         this.listener = listener;
-        this.writer = new Thread(this::drain, "swarm-trace");
-        writer.setDaemon(true);
-        writer.start();
+        this.discard = discard;
+        this.writer = discard ? null : new Thread(this::drain, "swarm-trace");
+        if (writer != null) {
+            writer.setDaemon(true);
+            writer.start();
+        }
+    }
+
+    /** A trace that keeps nothing (swarms run as training episodes, by the thousand). */
+    public static SwarmTrace none() {
+        return new SwarmTrace(null, e -> {}, true);
     }
 
     /** Events kept in memory only. */
     public static SwarmTrace inMemory() {
-        return new SwarmTrace(null, e -> {});
+        return new SwarmTrace(null, e -> {}, false);
     }
 
     /** Events kept in memory and appended to {@code file}; {@code listener} sees each one (on the writer thread). */
     public static SwarmTrace toFile(Path file, Consumer<ObjectNode> listener) {
         try {
             if (file.getParent() != null) Files.createDirectories(file.getParent());
-            return new SwarmTrace(Files.newBufferedWriter(file, StandardCharsets.UTF_8), listener == null ? e -> {} : listener);
+            return new SwarmTrace(Files.newBufferedWriter(file, StandardCharsets.UTF_8), listener == null ? e -> {} : listener, false);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the trace " + file + ": " + e.getMessage(), e);
         }
@@ -120,6 +129,7 @@ public final class SwarmTrace implements AutoCloseable {
     }
 
     private void submit(Runnable r) {
+        if (discard) return;
         if (closing) throw new IllegalStateException("the trace is closed");
         submitted.incrementAndGet();
         pending.add(r);
@@ -162,7 +172,7 @@ public final class SwarmTrace implements AutoCloseable {
     public void flush() {
         long target = submitted.get();
         while (written.get() < target) {
-            if (!writer.isAlive()) break;
+            if (writer == null || !writer.isAlive()) break;
             LockSupport.parkNanos(IDLE_NANOS / 4);
         }
         if (failure != null) throw failure;
@@ -227,11 +237,13 @@ public final class SwarmTrace implements AutoCloseable {
     public void close() {
         if (closing) return;
         closing = true;
-        LockSupport.unpark(writer);
-        try {
-            writer.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (writer != null) {
+            LockSupport.unpark(writer);
+            try {
+                writer.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         if (out != null) {
             try {
