@@ -460,7 +460,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         current = null;
         String preface = exhausted == null ? null : "Stopped early (" + exhaustedDetail + "): sub-agents still running were cancelled. "
                 + "Finish with what you have.";
-        r.replyTo().tell(new SpawnOutcome(r.state().observation(preface, settings.maxAnswerChars()), exhausted == null));
+        // The answers share the orchestrator's tool-result size, so a wide round shows every answer, shorter.
+        int share = (settings.base().maxToolResultChars() - 400) / Math.max(1, r.state().plan().subTasks().size());
+        int perAnswer = Math.max(80, Math.min(settings.maxAnswerChars(), share));
+        r.replyTo().tell(new SpawnOutcome(r.state().observation(preface, perAnswer), exhausted == null));
         if (own != null) finishSwarm();
     }
 
