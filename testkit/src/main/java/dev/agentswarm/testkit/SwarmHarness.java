@@ -16,6 +16,7 @@ import dev.agentswarm.workers.RolloutWorker;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -54,11 +55,27 @@ public final class SwarmHarness {
 
     /** Runs the swarm on {@code task}, its events in {@code trace} (the caller closes it); waits up to the swarm's deadline and a margin. */
     public SwarmResult run(String runId, Task task, SwarmTrace trace) {
+        return runOn(runId, task, trace, WorkerRoute.direct(worker));
+    }
+
+    private SwarmResult runOn(String runId, Task task, SwarmTrace trace, WorkerRoute route) {
         TestProbe<SwarmResult> probe = kit.createTestProbe(SwarmResult.class);
-        kit.spawn(Orchestrator.create(settings, Orchestrator.Place.root(runId), task, WorkerRoute.direct(worker), trace, probe.getRef()));
+        kit.spawn(Orchestrator.create(settings, Orchestrator.Place.root(runId), task, route, trace, probe.getRef()));
         SwarmResult r = probe.receiveMessage(settings.budget().deadline().plus(settings.lostAfter()).plusSeconds(10));
         probe.expectNoMessage(Duration.ofMillis(20)); // one result per swarm
         return r;
+    }
+
+    /**
+     * As {@link #run(String, Task, SwarmTrace)}, with only the episodes {@code delivered} accepts reaching
+     * the worker: the others vanish, as with a node that died (cancels always get through).
+     */
+    public SwarmResult runVia(String runId, Task task, SwarmTrace trace, Predicate<WorkerProtocol.RunEpisode> delivered) {
+        WorkerRoute direct = WorkerRoute.direct(worker);
+        WorkerRoute lossy = (id, command) -> {
+            if (!(command instanceof WorkerProtocol.RunEpisode run) || delivered.test(run)) direct.tell(id, command);
+        };
+        return runOn(runId, task, trace, lossy);
     }
 
     public SwarmResult run(String runId, Task task) {

@@ -328,4 +328,92 @@ class SwarmTest {
         assertEquals(first.canonical(), again.canonical());
         assertFalse(first.canonical().isEmpty());
     }
+
+    @Test
+    void theOrchestratorReplansWhatIsMissingAndAReusedIdGetsItsOwnAgent() {
+        int[] bCalls = {0};
+        SwarmHarness h = SwarmHarness.on(kit, script(req -> switch (SwarmHarness.agentOf(req.episodeId())) {
+            case "root" -> switch (req.turn()) {
+                case 1 -> spawn("[{\"id\": \"a\", \"goal\": \"Compute 2 + 3\"}, {\"id\": \"b\", \"goal\": \"Compute 4 * 5\"}]");
+                case 2 -> lastObservation(req).contains("Missing: b.") ? spawn("[{\"id\": \"b\", \"goal\": \"Compute 4 * 5, again\"}]") : "no";
+                default -> finish(lastObservation(req).replaceAll("(?s).*\\[b\\] answer: ([0-9]+).*", "$1"));
+            };
+            case "root/a" -> calculates(req, "2 + 3");
+            case "root/b" -> throw new PolicyException("down in round 1", false);
+            case "root/b@2" -> calculates(req, "4 * 5");
+            default -> throw new PolicyException("unexpected " + req.episodeId(), false);
+        }), TOOLS, "agentswarm.swarm.retries = 0");
+        SwarmResult r = h.run("replan", Task.of("t", "What is 4 * 5?"));
+        assertEquals("20", r.answer());
+        assertEquals(2, r.metrics().rounds());
+        assertEquals(State.FAILED, sub(r, "root/b").state());
+        assertEquals(State.DONE, sub(r, "root/b@2").state());
+        assertEquals(2, sub(r, "root/b@2").round());
+        assertEquals(List.of("root/b"), r.missing(), "round 1's b is still missing; the re-plan's answered");
+        assertEquals(3, r.metrics().subAgents());
+        // critical steps: 1 + max(a 2, b 1) + 1 + b@2 2 + 1
+        assertEquals(7, r.metrics().criticalSteps());
+    }
+
+    @Test
+    void maxParallelBoundsHowManySubAgentsRunAtOnce() {
+        java.util.concurrent.atomic.AtomicInteger now = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        Policy counting = req -> {
+            String agent = SwarmHarness.agentOf(req.episodeId());
+            if (agent.equals("root")) {
+                return CompletableFuture.completedFuture(Completion.ofText(req.turn() == 1
+                        ? spawn("[{\"id\": \"a\", \"goal\": \"g\"}, {\"id\": \"b\", \"goal\": \"g\"}, {\"id\": \"c\", \"goal\": \"g\"}, "
+                                + "{\"id\": \"d\", \"goal\": \"g\"}]") : finish("done"), 10, 10));
+            }
+            most.accumulateAndGet(now.incrementAndGet(), Math::max);
+            return CompletableFuture.supplyAsync(() -> {
+                now.decrementAndGet();
+                return Completion.ofText("ok", 10, 1);
+            }, CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS));
+        };
+        SwarmTrace trace = SwarmTrace.inMemory();
+        SwarmResult r = SwarmHarness.on(kit, counting, TOOLS, "agentswarm.swarm.max-parallel = 2").run("parallel", Task.of("t", "x"), trace);
+        assertEquals("done", r.answer());
+        assertEquals(List.of(), r.missing());
+        assertEquals(2, most.get(), "two sub-agents at a time, never more, and not one at a time");
+    }
+
+    @Test
+    void theDeadlineStopsSubAgentsInTimeForTheOrchestratorToAnswerWithWhatItHas() {
+        Policy p = delayed(script(req -> switch (SwarmHarness.agentOf(req.episodeId())) {
+            case "root" -> req.turn() == 1 ? spawn("[{\"id\": \"quick\", \"goal\": \"g\"}, {\"id\": \"slow\", \"goal\": \"g\"}]")
+                    : finish(lastObservation(req).contains("deadline") ? "partial: " + lastObservation(req).replaceAll("(?s).*\\[quick\\] answer: ([a-z]+).*", "$1")
+                            : "unexpected");
+            case "root/quick" -> "fast";
+            default -> call("calculator", "{\"expression\": \"1 + 1\"}");
+        }), Map.of("root/slow", 100L));
+        long start = System.nanoTime();
+        SwarmResult r = SwarmHarness.on(kit, p, TOOLS, """
+                agentswarm.swarm { deadline = 3 seconds, finish-reserve = 1 second }
+                agentswarm.episode.max-turns = 1000
+                """).run("deadline", Task.of("t", "x"));
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals("partial: fast", r.answer());
+        assertEquals("deadline", r.budgetExhausted());
+        assertEquals(State.CANCELLED, sub(r, "root/slow").state());
+        assertEquals(List.of("root/slow"), r.missing());
+        assertTrue(millis >= 1_800 && millis < 3_000, "sub-agents stopped at deadline - reserve, the answer came before the deadline: " + millis);
+    }
+
+    @Test
+    void aSubAgentWhoseNodeNeverAnswersIsTakenAsLostAndRetried() {
+        SwarmHarness h = SwarmHarness.on(kit, script(SwarmTest::chainScript), TOOLS, """
+                agentswarm.swarm.lost-after = 300 ms
+                agentswarm.episode.deadline = 500 ms
+                """);
+        // The first attempt of b goes nowhere, as if its node died with it.
+        SwarmResult r = h.runVia("lost", Task.of("t", "What is (2 + 3) + 4 * 5?"), SwarmTrace.inMemory(),
+                run -> !run.episodeId().equals("lost:root/b"));
+        assertEquals("25", r.answer());
+        SwarmResult.SubAgent b = sub(r, "root/b");
+        assertEquals(2, b.attempts());
+        assertEquals(StopReason.CRASHED, b.trajectories().get(0).stopReason());
+        assertTrue(b.trajectories().get(0).error().contains("its node may have died"), b.trajectories().get(0).error());
+    }
 }
