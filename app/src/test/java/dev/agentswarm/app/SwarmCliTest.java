@@ -101,4 +101,29 @@ class SwarmCliTest {
         assertEquals(1 + 4 + 1, j.get("critical_steps").asInt(), "plan, a sub-agent's 3 tool turns and its answer, finish");
         assertTrue(j.get("plan_ms").asDouble() <= j.get("answered_ms").asDouble());
     }
+
+    @Test
+    void aSearchSubAgentSearchesTheSuitesWorldWithItsTool(@TempDir Path dir) throws Exception {
+        Path script = dir.resolve("search.json");
+        Files.writeString(script, """
+                {"agents": {
+                  "root": ["<tool_call>{\\"name\\": \\"spawn_subagents\\", \\"arguments\\": {\\"subtasks\\": [{\\"id\\": \\"s\\", \\"goal\\": \\"Look it up\\", \\"mode\\": \\"search\\"}]}}</tool_call>",
+                           "<tool_call>{\\"name\\": \\"finish\\", \\"arguments\\": {\\"answer\\": \\"looked\\"}}</tool_call>"],
+                  "root/s": ["<tool_call>{\\"name\\": \\"search\\", \\"arguments\\": {\\"query\\": \\"city\\"}}</tool_call>", "found"]
+                }}
+                """);
+        Path run = dir.resolve("run");
+        CliTest.Result r = CliTest.swarm("run", "Look it up", "--script", script.toString(), "--suite", "multihop", "--run-dir", run.toString(), "--json");
+        assertEquals(0, r.exit(), r.out() + r.err());
+        String trace = Files.readString(run.resolve("trace.jsonl"));
+        assertTrue(trace.contains("You are a search agent in a swarm"), "the search mode's prompt");
+        JsonNode toolTurn = null;
+        for (String line : trace.split("\n")) {
+            JsonNode e = dev.agentswarm.core.json.Json.parse(line);
+            // Hermes feeds tool results back in a user turn, as <tool_response>
+            if (e.path("agent").asText().equals("root/s") && e.path("content").asText().contains("<tool_response>")) toolTurn = e;
+        }
+        assertTrue(toolTurn != null && toolTurn.path("content").asText().contains("[") && !toolTurn.path("content").asText().contains("unknown tool"),
+                "the search tool answered from the world: " + toolTurn);
+    }
 }

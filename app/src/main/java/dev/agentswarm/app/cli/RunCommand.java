@@ -13,6 +13,8 @@ import dev.agentswarm.orchestrator.swarm.SwarmResult;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
 import dev.agentswarm.testkit.RunRecording;
+import dev.agentswarm.environments.SuiteCatalog;
+import dev.agentswarm.environments.Suites;
 import java.util.Set;
 import java.util.TreeSet;
 import dev.agentswarm.core.format.ToolCallFormats;
@@ -60,6 +62,10 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--max-parallel", description = "Swarm: sub-agents at once (default: agentswarm.swarm.max-parallel, 32).")
     Integer maxParallel;
+
+    @Option(names = "--suite", paramLabel = "NAME",
+            description = "Swarm: sub-agents may also use this suite's tools, e.g. multihop (search over its generated world).")
+    String suite;
 
     @Mixin
     PolicyOptions policyOptions;
@@ -159,7 +165,8 @@ public final class RunCommand implements Callable<Integer> {
         boolean embedded = recording == null && policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
         Policy given = recording != null ? recording.policy() : embedded ? null : policyOptions.create(cfg);
-        ToolRegistry nodeTools = recording != null ? recording.tools() : EpisodeRuns.nodeTools(cfg);
+        ToolRegistry nodeTools = recording != null ? recording.tools() : suite == null ? EpisodeRuns.nodeTools(cfg)
+                : EpisodeRuns.nodeTools(cfg, new Suites(List.of(SuiteCatalog.one(cfg, suite))));
         Set<String> subAgentTools = new TreeSet<>(tools == null ? nodeTools.names() : tools);
         nodeTools.select(List.copyOf(subAgentTools)); // an unknown --tools name is bad input: say so before starting a node
         SwarmSettings settings = SwarmSettings.fromConfig(cfg, subAgentTools);
