@@ -226,7 +226,7 @@ class SwarmTest {
                     : lastObservation(req).contains("Stopped early (") ? finish("ran out of turns") : "unexpected";
             default -> call("calculator", "{\"expression\": \"" + req.turn() + " + 1\"}"); // never answers
         });
-        SwarmHarness h = SwarmHarness.on(kit, delayed(loops, Map.of("root/a", 5L, "root/b", 5L)), TOOLS,
+        SwarmHarness h = SwarmHarness.on(kit, delayed(loops, Map.of("root/a", 25L, "root/b", 25L)), TOOLS,
                 "agentswarm.swarm.max-turns = 12\nagentswarm.episode.max-turns = 100");
         SwarmTrace trace = SwarmTrace.inMemory();
         SwarmResult r = h.run("budget", Task.of("t", "Count"), trace);
@@ -238,7 +238,8 @@ class SwarmTest {
             assertEquals(State.CANCELLED, s.state(), agent);
             assertEquals(StopReason.CANCELLED, s.trajectories().get(0).stopReason(), "the episode itself was cancelled");
         }
-        // cancelled within a turn or two of the budget: each of a, b may finish the turn it was in
+        // Counted live and cancelled within a turn or so: each of a, b may finish the turn it was in. Without the
+        // live count each would run the 11 turns left when it started (1 + 11 + 11).
         assertTrue(r.metrics().turns() >= 12 && r.metrics().turns() <= 16, "turns " + r.metrics().turns());
         assertTrue(trace.events().stream().anyMatch(e -> e.path("kind").asText().equals("budget_exhausted")
                 && e.path("budget").asText().equals("turns")));

@@ -75,7 +75,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         }
     }
 
-    private record Attempt(String episodeId, String agent, String subTaskId, int attempt, long startNanos, RoundState round) {}
+    /** One run of a sub-task; {@code onSwarmClock} when the swarm's deadline, not the episode's own limit, bounds it. */
+    private record Attempt(String episodeId, String agent, String subTaskId, int attempt, long startNanos, RoundState round,
+                           boolean onSwarmClock) {}
 
     private record SpawnRound(RoundState state, int turnAtSpawn, ActorRef<SpawnOutcome> replyTo, Map<String, String> agents) {}
 
@@ -174,8 +176,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                 })
                 .onMessage(Lost.class, this::onLost)
                 .onMessageEquals(SubAgentDeadline.INSTANCE, () -> {
-                    exhaust("deadline", "the swarm's deadline is " + budget.finishReserve().toMillis()
-                            + " ms away: sub-agents stop, the orchestrator may still answer");
+                    exhaustDeadline();
                     return next();
                 })
                 .onMessage(Cancel.class, this::onCancel)
@@ -280,8 +281,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             t.dependsOn().forEach(e.putArray("depends_on")::add);
             trace.emit(e);
         }
-        running.put(episodeId, new Attempt(episodeId, agent, t.id(), attempt, System.nanoTime(), state));
         long timeLeft = TimeUnit.NANOSECONDS.toMillis(subAgentDeadlineAtNanos - System.nanoTime());
+        running.put(episodeId, new Attempt(episodeId, agent, t.id(), attempt, System.nanoTime(), state,
+                t.mode() != SubAgentMode.ORCHESTRATOR && timeLeft < settings.base().deadlineMillis()));
         if (t.mode() == SubAgentMode.ORCHESTRATOR) {
             SwarmBudget lease = budget.lease(budget.maxSubAgents() - subAgentsUsed, budget.maxTurns() - turnsUsed,
                     budget.maxTokens() - tokensUsed, Duration.ofMillis(Math.max(1, timeLeft)));
@@ -320,6 +322,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         serialNanos += t.stats().wallNanos();
         trajectories.computeIfAbsent(a.agent(), k -> new ArrayList<>()).add(t);
         trace.emitMessages(a.agent(), a.startNanos(), t);
+        if (t.stopReason() == StopReason.DEADLINE && a.onSwarmClock()) {
+            // Its time ran out because the swarm's did: that is the deadline budget, not a sub-agent to retry.
+            exhaustDeadline();
+        }
         spend(0, dTurns, dTokens); // may spend a budget, which stops the round: then no retry
         RoundState state = a.round();
         long steps = t.stats().turns();
@@ -327,8 +333,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         if (t.stopReason() == StopReason.FINAL_ANSWER) {
             state.done(a.subTaskId(), t.finalAnswer(), steps, tokens);
             finished(a, t, "done", null);
-        } else if (t.stopReason() == StopReason.CANCELLED) {
-            state.cancelled(a.subTaskId(), t.error() == null ? "cancelled" : t.error(), steps, tokens);
+        } else if (t.stopReason() == StopReason.CANCELLED || (t.stopReason() == StopReason.DEADLINE && a.onSwarmClock())) {
+            state.cancelled(a.subTaskId(), t.error() != null ? t.error() : t.stopReason() == StopReason.DEADLINE ? "the swarm's deadline"
+                    : "cancelled", steps, tokens);
             finished(a, t, "cancelled", why(t));
         } else if (retryable(t.stopReason()) && a.attempt() <= settings.retries() && exhausted == null
                 && state.stoppedBecause() == null && current != null && state == current.state()) {
@@ -430,6 +437,11 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             cancel(current.state().stop(which + " budget spent"), which + " budget spent");
             launch();
         }
+    }
+
+    private void exhaustDeadline() {
+        exhaust("deadline", "the swarm's deadline is " + budget.finishReserve().toMillis()
+                + " ms away: sub-agents stop, the orchestrator may still answer");
     }
 
     private void cancel(List<String> subTaskIds, String reason) {
