@@ -2,6 +2,7 @@ package dev.agentswarm.testkit;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.environment.TaskEnvironments;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.WorkerProtocol;
@@ -44,9 +45,14 @@ public final class SwarmHarness {
      * "agentswarm.swarm.retries = 0"}) on top; sub-agents may use every tool in {@code tools}.
      */
     public static SwarmHarness on(ActorTestKit kit, Policy policy, ToolRegistry tools, String overrides) {
+        return on(kit, policy, tools, TaskEnvironments.NONE, overrides);
+    }
+
+    /** The same on a node that also offers task environments: a suite task's sub-agents get its tools' state. */
+    public static SwarmHarness on(ActorTestKit kit, Policy policy, ToolRegistry tools, TaskEnvironments environments, String overrides) {
         Config config = ConfigFactory.parseString(overrides).withFallback(kit.system().settings().config()).resolve();
         Set<String> names = new TreeSet<>(tools.names());
-        return new SwarmHarness(kit, new EpisodeServices(policy, tools), SwarmSettings.fromConfig(config, names));
+        return new SwarmHarness(kit, new EpisodeServices(policy, tools, environments), SwarmSettings.fromConfig(config, names));
     }
 
     public SwarmSettings settings() {

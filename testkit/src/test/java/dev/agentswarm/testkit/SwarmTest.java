@@ -417,4 +417,31 @@ class SwarmTest {
         assertEquals(StopReason.CRASHED, b.trajectories().get(0).stopReason());
         assertTrue(b.trajectories().get(0).error().contains("its node may have died"), b.trajectories().get(0).error());
     }
+
+    @Test
+    void subAgentsOfASuiteTaskGetItsEnvironmentAndOnlyTheOrchestratorIsScored() {
+        // A MuSiQue question brings its own paragraphs: a search sub-agent searches them, as the question's own episode would.
+        var root = com.typesafe.config.ConfigFactory.parseString("agentswarm.environments.musique.heldout-path = "
+                + "\"../environments/src/test/resources/musique/dev-sample.jsonl\"").withFallback(com.typesafe.config.ConfigFactory.load());
+        var musique = dev.agentswarm.environments.SuiteCatalog.one(root, "musique");
+        var suites = new dev.agentswarm.environments.Suites(List.of(musique));
+        Task question = musique.tasks(dev.agentswarm.environments.Split.HELDOUT, 1).get(0);
+        String words = question.prompt().replaceAll("[^A-Za-z ]", " ").trim().replaceAll(" +", " ");
+        SwarmHarness h = SwarmHarness.on(kit, script(req -> switch (SwarmHarness.agentOf(req.episodeId())) {
+            case "root" -> req.turn() == 1 ? spawn("[{\"id\": \"s\", \"goal\": \"Find the passages\", \"mode\": \"search\"}]")
+                    : finish(question.answer());
+            case "root/s" -> req.turn() == 1 ? call("search", "{\"query\": \"" + words + "\"}") : "found them";
+            default -> throw new PolicyException("unexpected", false);
+        }), ToolRegistry.of(suites.tools()).plus(new FinishTool()), suites, "");
+        SwarmResult r = h.run("suite", question);
+
+        Trajectory s = sub(r, "root/s").trajectories().get(0);
+        String observation = s.turns().get(1).text();
+        assertTrue(observation.contains("<tool_response>") && !observation.toLowerCase(java.util.Locale.ROOT).contains("error"),
+                "searched the question's own paragraphs: " + observation);
+        assertEquals(question.id(), s.taskId(), "a part of the question, with its id");
+        assertNull(s.reward(), "a sub-agent is not scored: the task's reward judges the whole answer");
+        assertNotNull(r.orchestrator().reward(), "the orchestrator's answer is scored by the suite");
+        assertEquals(1.0, r.orchestrator().reward().components().get("f1"), r.orchestrator().reward().toString());
+    }
 }

@@ -357,7 +357,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 completionTokens, System.nanoTime() - startNanos);
         Trajectory done = new Trajectory(request.episodeId(), request.groupId(), request.task().id(), prompt, turns, answer,
                 reason, error, stats, null);
-        if (environment == null) {
+        if (environment == null || request.task().isPart()) {
+            closeEnvironment(); // a part of a task (a swarm's sub-agent) used the environment's tools; its task's reward judges the whole
             replyTo.tell(done);
             return Behaviors.stopped();
         }

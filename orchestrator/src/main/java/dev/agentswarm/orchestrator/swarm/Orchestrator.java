@@ -288,7 +288,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             SwarmBudget lease = budget.lease(budget.maxSubAgents() - subAgentsUsed, budget.maxTurns() - turnsUsed,
                     budget.maxTokens() - tokensUsed, Duration.ofMillis(Math.max(1, timeLeft)));
             ActorRef<Command> child = getContext().spawnAnonymous(create(settings.withBudget(lease),
-                    new Place(place.runId(), agent, place.depth() + 1, getContext().getSelf()), Task.of(t.id(), prompt), route, trace,
+                    new Place(place.runId(), agent, place.depth() + 1, getContext().getSelf()), task.part(prompt), route, trace,
                     nestedAnswers));
             getContext().watchWith(child, new NestedStopped(agent));
             nested.put(agent, child);
@@ -296,7 +296,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         }
         EpisodeSpec spec = settings.subAgentSpec(t, (int) Math.min(Integer.MAX_VALUE, budget.maxTurns() - turnsUsed),
                 (int) Math.min(Integer.MAX_VALUE, budget.maxTokens() - tokensUsed), Math.max(1, timeLeft));
-        route.tell(episodeId, new RunEpisode(episodeId, place.runId(), Task.of(t.id(), prompt), spec, 0, answers, episodeLink));
+        // A part of the swarm's task: the task's suite environment (its tools' state) comes with it, unscored.
+        route.tell(episodeId, new RunEpisode(episodeId, place.runId(), task.part(prompt), spec, 0, answers, episodeLink));
         timers.startSingleTimer(new Lost(episodeId), Duration.ofMillis(spec.deadlineMillis()).plus(settings.lostAfter()));
     }
 
