@@ -379,6 +379,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         }
         Attempt a = running.get(l.episodeId());
         if (a == null) return this;
+        // A node that is only slow would go on with it: stop it, since the retry takes its place.
+        route.tell(l.episodeId(), new CancelEpisode(l.episodeId(), "taken as lost and run again"));
         return onAnswered(Trajectory.notRun(l.episodeId(), place.runId(), a.subTaskId(), StopReason.CRASHED,
                 "no answer within its deadline and " + settings.lostAfter().toMillis() + " ms (its node may have died)"));
     }
