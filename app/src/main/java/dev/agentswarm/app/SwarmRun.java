@@ -7,7 +7,7 @@ import dev.agentswarm.orchestrator.swarm.ParlReward;
 import dev.agentswarm.orchestrator.swarm.SwarmResult;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
-import dev.agentswarm.orchestrator.swarm.WorkerRoute;
+import dev.agentswarm.orchestrator.WorkerRoute;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -29,19 +29,28 @@ public final class SwarmRun {
 
     public record Outcome(SwarmResult result, Path trace, Path html) {}
 
+    /**
+     * Starts the root orchestrator of run {@code runId} on {@code task}, its episodes on the node's worker
+     * region; {@code done} is completed with its result, on the thread that delivers it.
+     */
+    public static void start(SwarmNode node, SwarmSettings settings, String runId, Task task, SwarmTrace trace,
+                             CompletableFuture<SwarmResult> done) {
+        var replyTo = node.system().systemActorOf(Behaviors.receive(SwarmResult.class).onMessage(SwarmResult.class, r -> {
+            done.complete(r);
+            return Behaviors.stopped();
+        }).build(), "swarm-result-" + runId + "-" + System.nanoTime(), Props.empty());
+        node.system().systemActorOf(Orchestrator.create(settings, Orchestrator.Place.root(runId), task,
+                WorkerRoute.sharded(node.workerRegion(), node.workerEntities()), trace, replyTo),
+                "swarm-" + runId + "-" + System.nanoTime(), Props.empty());
+    }
+
     public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener)
             throws Exception {
         Path tracePath = runDir.resolve("trace.jsonl");
         CompletableFuture<SwarmResult> done = new CompletableFuture<>();
         SwarmResult result;
         try (SwarmTrace trace = SwarmTrace.toFile(tracePath, listener)) {
-            var replyTo = node.system().systemActorOf(Behaviors.receive(SwarmResult.class).onMessage(SwarmResult.class, r -> {
-                done.complete(r);
-                return Behaviors.stopped();
-            }).build(), "swarm-result-" + System.nanoTime(), Props.empty());
-            node.system().systemActorOf(Orchestrator.create(settings, Orchestrator.Place.root(RUN_ID), task,
-                    WorkerRoute.sharded(node.workerRegion(), node.workerEntities()), trace, replyTo),
-                    "swarm-" + System.nanoTime(), Props.empty());
+            start(node, settings, RUN_ID, task, trace, done);
             long limit = settings.budget().deadline().plus(settings.lostAfter()).plusSeconds(30).toMillis();
             result = done.get(limit, TimeUnit.MILLISECONDS);
         }

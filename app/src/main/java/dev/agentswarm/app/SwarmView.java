@@ -89,7 +89,7 @@ public final class SwarmView implements Consumer<ObjectNode>, AutoCloseable {
             case "plan" -> {
                 if (!e.path("accepted").asBoolean()) {
                     row(agent).last = "plan refused";
-                    line(e, agent + " plan refused: " + firstLine(e.path("observation").asText(), 1));
+                    line(e, agent + " plan refused: " + firstLine(e.path("observation").asText()));
                 } else {
                     List<String> ids = new ArrayList<>();
                     for (JsonNode t : e.path("subtasks")) {
@@ -103,7 +103,7 @@ public final class SwarmView implements Consumer<ObjectNode>, AutoCloseable {
             }
             case "retry" -> {
                 row(agent).state = "retrying";
-                line(e, agent + " retry " + e.path("attempt").asInt() + ": " + firstLine(e.path("reason").asText(), 1));
+                line(e, agent + " retry " + e.path("attempt").asInt() + ": " + firstLine(e.path("reason").asText()));
             }
             case "agent_finished" -> {
                 Row r = row(agent);
@@ -112,7 +112,7 @@ public final class SwarmView implements Consumer<ObjectNode>, AutoCloseable {
                 r.tokens = e.path("tokens").asLong();
                 String answer = e.path("answer").isTextual() ? e.path("answer").asText() : null;
                 r.last = answer != null ? "answer: " + answer : e.path("error").asText("");
-                line(e, agent + " " + r.state + " after " + r.turns + " turns" + (r.last.isEmpty() ? "" : ": " + firstLine(r.last, 1)));
+                line(e, agent + " " + r.state + " after " + r.turns + " turns" + (r.last.isEmpty() ? "" : ": " + firstLine(r.last)));
             }
             case "budget_exhausted" -> line(e, agent + " budget spent: " + e.path("detail").asText());
             default -> { }
@@ -148,7 +148,7 @@ public final class SwarmView implements Consumer<ObjectNode>, AutoCloseable {
         StringBuilder b = new StringBuilder(lead).append(name).append("  ").append(r.mode).append("  ").append(r.state);
         if (r.attempt > 1) b.append(" (attempt ").append(r.attempt).append(')');
         if (r.turns > 0) b.append("  ").append(r.turns).append(r.turns == 1 ? " turn" : " turns");
-        if (!r.last.isEmpty()) b.append("  ").append(firstLine(r.last, 1));
+        if (!r.last.isEmpty()) b.append("  ").append(firstLine(r.last));
         lines.add(cut(b.toString(), 150));
         List<Row> kids = children.getOrDefault(r.agent, List.of());
         for (int i = 0; i < kids.size(); i++) {
@@ -171,9 +171,10 @@ public final class SwarmView implements Consumer<ObjectNode>, AutoCloseable {
         drawnLines = shown.size() + 1;
     }
 
-    private static String firstLine(String s, int lines) {
-        String[] parts = s.strip().split("\n", lines + 1);
-        return String.join(" ", java.util.Arrays.copyOf(parts, Math.min(lines, parts.length)));
+    private static String firstLine(String s) {
+        String t = s.strip();
+        int nl = t.indexOf('\n');
+        return nl < 0 ? t : t.substring(0, nl);
     }
 
     private static String cut(String s, int max) {

@@ -1,10 +1,10 @@
 package dev.agentswarm.app;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.orchestrator.swarm.SwarmTrace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -45,23 +45,10 @@ public final class TraceHtml {
 
     /** Reads {@code traceJsonl} (one JSON object per line, blank lines skipped) and writes the page to {@code html}. */
     public static void write(Path traceJsonl, Path html) {
-        List<JsonNode> events = new ArrayList<>();
+        List<JsonNode> events = SwarmTrace.read(traceJsonl);
+        Path dir = traceJsonl.toAbsolutePath().getParent();
+        String title = "Swarm trace " + (dir != null && dir.getFileName() != null ? dir.getFileName() : traceJsonl.getFileName());
         try {
-            List<String> lines = Files.readAllLines(traceJsonl, StandardCharsets.UTF_8);
-            for (int i = 0; i < lines.size(); i++) {
-                String line = lines.get(i);
-                if (line.isBlank()) continue;
-                JsonNode event;
-                try {
-                    event = Json.parse(line);
-                } catch (JsonProcessingException e) {
-                    throw new IllegalArgumentException(traceJsonl + " line " + (i + 1) + ": not valid JSON: " + e.getOriginalMessage(), e);
-                }
-                if (!event.isObject()) throw new IllegalArgumentException(traceJsonl + " line " + (i + 1) + ": not a JSON object");
-                events.add(event);
-            }
-            Path dir = traceJsonl.toAbsolutePath().getParent();
-            String title = "Swarm trace " + (dir != null && dir.getFileName() != null ? dir.getFileName() : traceJsonl.getFileName());
             if (html.toAbsolutePath().getParent() != null) Files.createDirectories(html.toAbsolutePath().getParent());
             Files.writeString(html, render(title, events), StandardCharsets.UTF_8);
         } catch (IOException e) {

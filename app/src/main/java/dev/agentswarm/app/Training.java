@@ -30,11 +30,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.TreeSet;
-import dev.agentswarm.core.protocol.WorkerProtocol;
 import dev.agentswarm.orchestrator.swarm.SwarmEpisodes;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
-import dev.agentswarm.orchestrator.swarm.WorkerRoute;
-import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
+import dev.agentswarm.orchestrator.WorkerRoute;
 import java.util.concurrent.CompletableFuture;
 import me.tongfei.progressbar.ProgressBar;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -138,11 +136,12 @@ public final class Training {
             }, weights, new Learner.Checkpointing(runDir, t.getInt("checkpoint-every"))), "learner",
                     DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
             // Training the orchestrator: episodes go to swarms, whose episodes go to the workers.
-            ActorRef<ShardingEnvelope<WorkerProtocol.Command>> episodes = !t.getBoolean("swarm") ? node.workerRegion()
-                    : system.systemActorOf(SwarmEpisodes.create(SwarmSettings.fromConfig(runConfig, new TreeSet<>(tools.names())),
-                            WorkerRoute.sharded(node.workerRegion(), node.workerEntities())), "swarm-episodes", Props.empty());
+            WorkerRoute workers = WorkerRoute.sharded(node.workerRegion(), node.workerEntities());
+            WorkerRoute episodes = !t.getBoolean("swarm") ? workers : WorkerRoute.direct(system.systemActorOf(
+                    SwarmEpisodes.create(SwarmSettings.fromConfig(runConfig, new TreeSet<>(tools.names())), workers), "swarm-episodes",
+                    Props.empty()));
             system.systemActorOf(RolloutCoordinator.create(settings, tasks, at.dataCursor(), spec,
-                    new RolloutCoordinator.Wiring(episodes, node.workerEntities(), learner), at.version(), startStep, trajectories,
+                    new RolloutCoordinator.Wiring(episodes, learner), at.version(), startStep, trajectories,
                     metrics, bar::stepTo, done), "rollout-coordinator", Props.empty());
             done.get();
             // The last update is always saved, whatever checkpoint-every says.

@@ -24,7 +24,6 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 
 /**
  * Training mode's conductor: keeps at most {@code max-inflight} episodes running on the worker
@@ -68,8 +67,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                           String error, long firstStep, Map<String, Double> first, Map<String, Double> last) {}
 
     /** Where episodes run and where batches go. */
-    public record Wiring(ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region, int entities,
-                         ActorRef<LearnerProtocol.Command> learner) {}
+    public record Wiring(WorkerRoute workers, ActorRef<LearnerProtocol.Command> learner) {}
 
     private final Settings settings;
     private final EpisodeSpec spec;
@@ -231,14 +229,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     private void send(GroupLedger.Launch l) {
         long atLeast = Math.max(0, version - settings.maxStaleness());
-        wiring.region().tell(new ShardingEnvelope<>(WorkerProtocol.entityIdFor(l.episodeId(), wiring.entities()),
-                new WorkerProtocol.RunEpisode(l.episodeId(), l.groupId(), l.task(), spec, atLeast, answers)));
+        wiring.workers().tell(l.episodeId(), new WorkerProtocol.RunEpisode(l.episodeId(), l.groupId(), l.task(), spec, atLeast, answers));
     }
 
     private Behavior<Command> finish(String error) {
         for (String id : ledger.inflightIds()) {
-            wiring.region().tell(new ShardingEnvelope<>(WorkerProtocol.entityIdFor(id, wiring.entities()),
-                    new WorkerProtocol.CancelEpisode(id, "the training run ended")));
+            wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "the training run ended"));
         }
         done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.resumeCursor(), (System.nanoTime() - started) / 1e9,
                 error, firstStep, first, last));

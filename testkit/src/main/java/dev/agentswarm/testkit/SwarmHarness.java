@@ -11,7 +11,7 @@ import dev.agentswarm.orchestrator.swarm.Orchestrator;
 import dev.agentswarm.orchestrator.swarm.SwarmResult;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
-import dev.agentswarm.orchestrator.swarm.WorkerRoute;
+import dev.agentswarm.orchestrator.WorkerRoute;
 import dev.agentswarm.workers.EpisodeServices;
 import dev.agentswarm.workers.RolloutWorker;
 import java.time.Duration;
@@ -92,14 +92,11 @@ public final class SwarmHarness {
 
     /** The agent an episode id belongs to: {@code run-1:root/a#2} → {@code root/a}. */
     public static String agentOf(String episodeId) {
-        String s = episodeId.substring(episodeId.indexOf(':') + 1);
-        int hash = s.lastIndexOf('#');
-        return hash < 0 ? s : s.substring(0, hash);
+        return Orchestrator.agentOf(episodeId);
     }
 
     /** Which attempt of its agent an episode id is (1 for the first). */
     public static int attemptOf(String episodeId) {
-        int hash = episodeId.lastIndexOf('#');
-        return hash < 0 ? 1 : Integer.parseInt(episodeId.substring(hash + 1));
+        return Orchestrator.attemptOf(episodeId);
     }
 }

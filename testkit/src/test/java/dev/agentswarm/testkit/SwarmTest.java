@@ -184,7 +184,8 @@ class SwarmTest {
         assertEquals(State.FAILED, b.state());
         assertEquals(2, b.attempts(), "one retry");
         assertEquals(List.of(StopReason.POLICY_ERROR, StopReason.POLICY_ERROR), b.trajectories().stream().map(Trajectory::stopReason).toList());
-        assertEquals(List.of("chain:root/b", "chain:root/b#2").size(), b.trajectories().size());
+        assertEquals(List.of("fail:root/b", "fail:root/b#2"), b.trajectories().stream().map(Trajectory::episodeId).toList(),
+                "the retry is a new episode of the same agent");
         assertEquals(State.SKIPPED, sub(r, "root/c").state());
         assertTrue(sub(r, "root/c").trajectories().isEmpty(), "a skipped sub-task never runs");
         String observation = r.orchestrator().turns().get(1).text();

@@ -5,6 +5,7 @@ import dev.agentswarm.app.BatchRunner;
 import dev.agentswarm.app.DeadLetterCounter;
 import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.app.cli.Report;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Task;
@@ -104,16 +105,16 @@ public final class EpisodesBenchmark {
             out.put("format", s.format());
             out.put("inflight", s.inflight());
             out.put("latency_ms", s.latencyMs());
-            out.put("wall_ms", round(wallNs / 1e6, 2));
-            out.put("episodes_per_s", round(eps, 1));
-            out.put("mean_us_per_turn", round(wallNs / 1e3 / ((double) s.n() * s.turns()), 3));
-            out.put("cpu_us_per_turn", round(cpuNs / 1e3 / ((double) s.n() * s.turns()), 3));
-            out.put("overhead_us_p50", round(TurnClock.percentileMicros(sorted, 50), 2));
-            out.put("overhead_us_p99", round(TurnClock.percentileMicros(sorted, 99), 2));
+            out.put("wall_ms", Report.round(wallNs / 1e6, 2));
+            out.put("episodes_per_s", Report.round(eps, 1));
+            out.put("mean_us_per_turn", Report.round(wallNs / 1e3 / ((double) s.n() * s.turns()), 3));
+            out.put("cpu_us_per_turn", Report.round(cpuNs / 1e3 / ((double) s.n() * s.turns()), 3));
+            out.put("overhead_us_p50", Report.round(TurnClock.percentileMicros(sorted, 50), 2));
+            out.put("overhead_us_p99", Report.round(TurnClock.percentileMicros(sorted, 99), 2));
             out.put("heap_bytes_per_episode", heapPerEpisode);
             out.put("heap_bytes_per_episode_mid", heapMid);
             double ideal = s.latencyMs() > 0 ? Math.min(s.n(), s.inflight()) / (s.turns() * s.latencyMs() / 1000.0) : Double.NaN;
-            out.put("latency_bound_efficiency", s.latencyMs() > 0 ? round(eps / ideal, 4) : null);
+            out.put("latency_bound_efficiency", s.latencyMs() > 0 ? Report.round(eps / ideal, 4) : null);
             out.put("wrong_answers", wrong[0]);
             out.put("dead_letters", deadLetters.get());
             out.put("lost_episodes", s.n() - answered);
@@ -215,8 +216,4 @@ public final class EpisodesBenchmark {
         return used;
     }
 
-    private static double round(double v, int digits) {
-        double f = Math.pow(10, digits);
-        return Math.round(v * f) / f;
-    }
 }

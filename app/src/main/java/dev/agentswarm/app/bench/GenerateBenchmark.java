@@ -91,7 +91,7 @@ public final class GenerateBenchmark {
                 }
             }
             Map<String, Double> tps = new LinkedHashMap<>();
-            for (int i = 0; i < levels.length; i++) tps.put(Integer.toString(levels[i]), median(perRound[i]));
+            for (int i = 0; i < levels.length; i++) tps.put(Integer.toString(levels[i]), Samples.median(perRound[i]));
             f.put("tokens_per_s", tps);
             int one = indexOf(levels, 1);
             for (int target : new int[] {32, 64}) {
@@ -99,7 +99,7 @@ public final class GenerateBenchmark {
                 if (one < 0 || at < 0) continue;
                 double[] ratio = new double[s.runs()];
                 for (int r = 0; r < s.runs(); r++) ratio[r] = perRound[at][r] / perRound[one][r];
-                f.put("batching_speedup_" + target, median(ratio));
+                f.put("batching_speedup_" + target, Samples.median(ratio));
             }
 
             if (s.recompute()) {
@@ -120,9 +120,9 @@ public final class GenerateBenchmark {
                     progress.accept(String.format("  pair %d: cached %,.0f, recomputed %,.1f tokens/s: %.1f×", r + 1,
                             cached[r], recomputed[r], ratio[r]));
                 }
-                f.put("cached_tokens_per_s_paired", median(cached));
-                f.put("recompute_tokens_per_s", median(recomputed));
-                f.put("kv_cache_speedup_" + s.newTokens(), median(ratio));
+                f.put("cached_tokens_per_s_paired", Samples.median(cached));
+                f.put("recompute_tokens_per_s", Samples.median(recomputed));
+                f.put("kv_cache_speedup_" + s.newTokens(), Samples.median(ratio));
             }
             f.put("kv_cache_bytes", (long) maxBatch * 2L * shape.layers() * shape.context() * shape.dModel() * 4L);
             f.put("weights_bytes", shape.parameters() * 4L);
@@ -178,11 +178,6 @@ public final class GenerateBenchmark {
         }
     }
 
-    private static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
-    }
 
     private static long heapUsed() {
         System.gc();

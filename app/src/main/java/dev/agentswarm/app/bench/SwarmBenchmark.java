@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.app.SwarmRun;
+import dev.agentswarm.app.cli.Report;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.CompletionRequest;
@@ -11,7 +13,6 @@ import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.ToolSpec;
 import dev.agentswarm.core.policy.Policy;
-import dev.agentswarm.core.policy.PolicyException;
 import dev.agentswarm.core.tool.FinishTool;
 import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolContext;
@@ -21,7 +22,6 @@ import dev.agentswarm.orchestrator.swarm.Orchestrator;
 import dev.agentswarm.orchestrator.swarm.SwarmResult;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
-import dev.agentswarm.orchestrator.swarm.WorkerRoute;
 import dev.agentswarm.workers.EpisodeServices;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -37,8 +37,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * The swarm workload of the peers (langchain4j-agentic's parallel mapper, LangGraph.js's Send): one
@@ -111,7 +109,7 @@ public final class SwarmBenchmark {
         plan.append("]}}</tool_call>");
         String spawn = plan.toString();
         return req -> {
-            String agent = req.episodeId().substring(req.episodeId().indexOf(':') + 1);
+            String agent = Orchestrator.agentOf(req.episodeId());
             String text;
             if (agent.equals("root")) {
                 if (req.turn() == 1) {
@@ -186,20 +184,20 @@ public final class SwarmBenchmark {
             out.put("tool_ms", s.toolMs());
             out.put("tool", s.blockingTool() ? "blocking" : "async");
             out.put("traced", s.traced());
-            out.put("wall_ms", round(median, 2));
+            out.put("wall_ms", Report.round(median, 2));
             out.put("ideal_ms", ideal);
             out.put("serial_ms", serial);
-            out.put("wall_over_ideal", round(median / ideal, 4));
-            out.put("wall_over_serial", round(median / serial, 5));
-            out.put("overhead_ms_per_subagent", round((median - ideal) / s.subAgents(), 4));
-            out.put("wall_ms_min", round(sorted[0], 2));
-            out.put("wall_ms_max", round(sorted[sorted.length - 1], 2));
-            out.put("cpu_ms_per_swarm", round(cpuPerRep, 1));
+            out.put("wall_over_ideal", Report.round(median / ideal, 4));
+            out.put("wall_over_serial", Report.round(median / serial, 5));
+            out.put("overhead_ms_per_subagent", Report.round((median - ideal) / s.subAgents(), 4));
+            out.put("wall_ms_min", Report.round(sorted[0], 2));
+            out.put("wall_ms_max", Report.round(sorted[sorted.length - 1], 2));
+            out.put("cpu_ms_per_swarm", Report.round(cpuPerRep, 1));
             if (s.traced()) { // where the time beyond the ideal goes (medians, ms from the orchestrator's start), read from the trace
-                out.put("plan_ms", round(median(phases[0]), 2));
-                out.put("last_subagent_started_ms", round(median(phases[1]), 2));
-                out.put("last_subagent_finished_ms", round(median(phases[2]), 2));
-                out.put("answered_ms", round(median(phases[3]), 2));
+                out.put("plan_ms", Report.round(Samples.median(phases[0]), 2));
+                out.put("last_subagent_started_ms", Report.round(Samples.median(phases[1]), 2));
+                out.put("last_subagent_finished_ms", Report.round(Samples.median(phases[2]), 2));
+                out.put("answered_ms", Report.round(Samples.median(phases[3]), 2));
             }
             double toolSum = 0;
             int toolCalls = 0;
@@ -211,10 +209,10 @@ public final class SwarmBenchmark {
                     }
                 }
             }
-            out.put("tool_call_ms_mean", round(toolSum / toolCalls, 3)); // as the episode saw it: sleep, overshoot, two thread hand-offs
+            out.put("tool_call_ms_mean", Report.round(toolSum / toolCalls, 3)); // as the episode saw it: sleep, overshoot, two thread hand-offs
             out.put("critical_steps", last.metrics().criticalSteps());
             out.put("total_steps", last.metrics().totalSteps());
-            out.put("parallelism", round(last.metrics().parallelism(), 2));
+            out.put("parallelism", Report.round(last.metrics().parallelism(), 2));
             out.put("reps", s.reps());
             out.put("warmup", s.warmup());
             out.put("peak_heap_bytes", peakHeap);
@@ -229,18 +227,13 @@ public final class SwarmBenchmark {
 
     private static Timed once(SwarmNode node, SwarmSettings settings, String runId, boolean traced) throws Exception {
         CompletableFuture<SwarmResult> done = new CompletableFuture<>();
-        long[] answeredAt = new long[1];
         try (SwarmTrace trace = traced ? SwarmTrace.inMemory() : SwarmTrace.none()) {
-            var replyTo = node.system().systemActorOf(Behaviors.receive(SwarmResult.class).onMessage(SwarmResult.class, r -> {
-                answeredAt[0] = System.nanoTime();
-                done.complete(r);
-                return Behaviors.stopped();
-            }).build(), "bench-result-" + runId, Props.empty());
+            // Stamped on the thread that delivers the answer, not when this thread wakes up.
+            CompletableFuture<Long> answeredAt = done.thenApply(r -> System.nanoTime());
             long start = System.nanoTime();
-            node.system().systemActorOf(Orchestrator.create(settings, Orchestrator.Place.root(runId), Task.of("bench", "Run the swarm"),
-                    WorkerRoute.sharded(node.workerRegion(), node.workerEntities()), trace, replyTo),
-                    "bench-swarm-" + runId, Props.empty());
-            SwarmResult r = done.get(10, TimeUnit.MINUTES);
+            SwarmRun.start(node, settings, runId, Task.of("bench", "Run the swarm"), trace, done);
+            long answered = answeredAt.get(10, TimeUnit.MINUTES);
+            SwarmResult r = done.join();
             double base = (start - trace.startNanos()) / 1e6;
             double plan = 0, lastStart = 0, lastFinish = 0;
             for (var e : trace.events()) {
@@ -251,25 +244,16 @@ public final class SwarmBenchmark {
                 if (sub && kind.equals("agent_started")) lastStart = Math.max(lastStart, t);
                 if (sub && kind.equals("agent_finished")) lastFinish = Math.max(lastFinish, t);
             }
-            return new Timed(r, answeredAt[0] - start, new double[] {plan, lastStart, lastFinish, (answeredAt[0] - start) / 1e6});
+            return new Timed(r, answered - start, new double[] {plan, lastStart, lastFinish, (answered - start) / 1e6});
         }
     }
 
-    private static double median(double[] v) {
-        double[] c = v.clone();
-        Arrays.sort(c);
-        return c[c.length / 2];
-    }
 
     private static void check(SwarmResult r, String expected) {
         if (!expected.equals(r.answer())) {
-            throw new PolicyException("the swarm answered " + r.answer() + " (" + r.stopReason() + ", missing " + r.missing()
-                    + "), expected " + expected, false);
+            throw new IllegalStateException("the swarm answered " + r.answer() + " (" + r.stopReason() + ", missing " + r.missing()
+                    + "), expected " + expected);
         }
     }
 
-    private static double round(double v, int digits) {
-        double f = Math.pow(10, digits);
-        return Math.round(v * f) / f;
-    }
 }

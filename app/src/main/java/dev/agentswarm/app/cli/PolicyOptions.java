@@ -1,5 +1,6 @@
 package dev.agentswarm.app.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.core.json.Json;
@@ -8,7 +9,7 @@ import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
 import dev.agentswarm.policy.openai.OpenAiSettings;
 import dev.agentswarm.core.policy.PolicyException;
 import dev.agentswarm.testkit.ScriptedPolicy;
-import dev.agentswarm.testkit.SwarmHarness;
+import dev.agentswarm.orchestrator.swarm.Orchestrator;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,12 +87,28 @@ public final class PolicyOptions {
         throw new IllegalArgumentException("no policy: give --policy embedded, --endpoint URL --model NAME, or --script FILE");
     }
 
-    /** The replies of a script file: one list for every episode, or one per swarm agent. */
+    /** The replies of a script file, read once: one list for every episode, or one per swarm agent. */
     static Policy scriptedPolicy(Path file) {
-        Map<String, List<String>> byAgent = agentScripts(file);
-        if (byAgent == null) return ScriptedPolicy.replies(loadScript(file).toArray(String[]::new));
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read script " + file + ": " + e.getMessage());
+        }
+        if (!file.toString().endsWith(".json")) return ScriptedPolicy.replies(textReplies(file, text).toArray(String[]::new));
+        JsonNode json;
+        try {
+            json = Json.parse(text);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("script " + file + " is not JSON: " + e.getMessage());
+        }
+        if (json.has("agents")) return byAgent(file, agentScripts(file, json.get("agents")));
+        return ScriptedPolicy.replies(strings(file, "\"replies\"", json.get("replies")).toArray(String[]::new));
+    }
+
+    private static Policy byAgent(Path file, Map<String, List<String>> byAgent) {
         return ScriptedPolicy.texts(req -> {
-            String agent = SwarmHarness.agentOf(req.episodeId());
+            String agent = Orchestrator.agentOf(req.episodeId());
             List<String> replies = byAgent.getOrDefault(agent, byAgent.get("*"));
             if (replies == null) throw new PolicyException("script " + file + " has no replies for agent " + agent + " (nor \"*\")", false);
             if (req.turn() > replies.size()) {
@@ -102,62 +119,43 @@ public final class PolicyOptions {
         });
     }
 
-    /** {@code {"agents": {name: [replies]}}} of a JSON script, or null when it has none. */
-    private static Map<String, List<String>> agentScripts(Path file) {
-        if (!file.toString().endsWith(".json")) return null;
-        try {
-            var agents = Json.parse(Files.readString(file, StandardCharsets.UTF_8)).get("agents");
-            if (agents == null) return null;
-            if (!agents.isObject() || agents.isEmpty()) throw new IllegalArgumentException("\"agents\" must map agent names to lists of replies");
-            Map<String, List<String>> out = new LinkedHashMap<>();
-            for (var e : (Iterable<Map.Entry<String, com.fasterxml.jackson.databind.JsonNode>>) agents::fields) {
-                List<String> replies = new ArrayList<>();
-                if (!e.getValue().isArray() || e.getValue().isEmpty()) {
-                    throw new IllegalArgumentException("agent " + e.getKey() + " needs a non-empty list of replies");
-                }
-                for (var r : e.getValue()) {
-                    if (!r.isTextual()) throw new IllegalArgumentException("every reply must be a string, got " + r);
-                    replies.add(r.textValue());
-                }
-                out.put(e.getKey(), replies);
-            }
-            return out;
-        } catch (IOException | IllegalArgumentException e) {
-            throw new IllegalArgumentException("script " + file + ": " + e.getMessage());
+    /** {@code {"agents": {name: [replies]}}}. */
+    private static Map<String, List<String>> agentScripts(Path file, JsonNode agents) {
+        if (!agents.isObject() || agents.isEmpty()) {
+            throw new IllegalArgumentException("script " + file + ": \"agents\" must map agent names to lists of replies");
         }
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        agents.fields().forEachRemaining(e -> out.put(e.getKey(), strings(file, "agent " + e.getKey(), e.getValue())));
+        return out;
     }
 
-    static List<String> loadScript(Path file) {
-        String text;
-        try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read script " + file + ": " + e.getMessage());
+    /** A non-empty list of strings, or a clear error naming the file and what holds the list. */
+    private static List<String> strings(Path file, String what, JsonNode node) {
+        if (node == null || !node.isArray() || node.isEmpty()) {
+            throw new IllegalArgumentException("script " + file + ": " + what + " needs a non-empty list of replies,"
+                    + " as {\"replies\": [\"...\", ...]} or {\"agents\": {\"root\": [\"...\"], ...}}");
         }
         List<String> replies = new ArrayList<>();
-        if (file.toString().endsWith(".json")) {
-            try {
-                var node = Json.parse(text).get("replies");
-                if (node == null || !node.isArray()) throw new IllegalArgumentException("no \"replies\" array");
-                for (var r : node) {
-                    if (!r.isTextual()) throw new IllegalArgumentException("every reply must be a string, got " + r);
-                    replies.add(r.textValue());
-                }
-            } catch (IOException | IllegalArgumentException e) {
-                throw new IllegalArgumentException("script " + file + " is not {\"replies\": [\"...\", ...]}: " + e.getMessage());
-            }
-        } else {
-            StringBuilder cur = new StringBuilder();
-            for (String line : text.split("\n", -1)) {
-                if (line.strip().equals("---")) {
-                    replies.add(cur.toString().strip());
-                    cur.setLength(0);
-                } else {
-                    cur.append(line).append('\n');
-                }
-            }
-            if (!cur.toString().isBlank()) replies.add(cur.toString().strip());
+        for (JsonNode r : node) {
+            if (!r.isTextual()) throw new IllegalArgumentException("script " + file + ": every reply must be a string, got " + r);
+            replies.add(r.textValue());
         }
+        return replies;
+    }
+
+    /** Replies separated by lines {@code ---}. */
+    private static List<String> textReplies(Path file, String text) {
+        List<String> replies = new ArrayList<>();
+        StringBuilder cur = new StringBuilder();
+        for (String line : text.split("\n", -1)) {
+            if (line.strip().equals("---")) {
+                replies.add(cur.toString().strip());
+                cur.setLength(0);
+            } else {
+                cur.append(line).append('\n');
+            }
+        }
+        if (!cur.toString().isBlank()) replies.add(cur.toString().strip());
         if (replies.isEmpty()) throw new IllegalArgumentException("script " + file + " has no replies");
         return replies;
     }

@@ -13,6 +13,7 @@ import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol.CancelEpisode;
 import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
+import dev.agentswarm.orchestrator.WorkerRoute;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -556,9 +557,24 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         return place.runId() + ":" + agent + (attempt > 1 ? "#" + attempt : "");
     }
 
+    // A swarm's episode ids are RUN:AGENT, with #N for attempt N > 1: RUN:root, RUN:root/a, RUN:root/a#2.
+
     /** The run a root orchestrator's own episode id belongs to ({@code RUN:root} → {@code RUN}). */
     public static String runIdOf(String rootEpisodeId) {
         return rootEpisodeId.endsWith(":root") ? rootEpisodeId.substring(0, rootEpisodeId.length() - ":root".length()) : rootEpisodeId;
+    }
+
+    /** The agent a swarm's episode id belongs to: {@code run-1:root/a#2} → {@code root/a}. */
+    public static String agentOf(String episodeId) {
+        String s = episodeId.substring(episodeId.indexOf(':') + 1);
+        int hash = s.lastIndexOf('#');
+        return hash < 0 ? s : s.substring(0, hash);
+    }
+
+    /** Which attempt of its agent a swarm's episode id is (1 for the first). */
+    public static int attemptOf(String episodeId) {
+        int hash = episodeId.lastIndexOf('#');
+        return hash < 0 ? 1 : Integer.parseInt(episodeId.substring(hash + 1));
     }
 
     private static String parentOf(String agent) {

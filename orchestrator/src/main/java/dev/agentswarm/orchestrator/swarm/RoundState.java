@@ -53,10 +53,6 @@ public final class RoundState {
         return status.get(id);
     }
 
-    public Map<String, Status> statuses() {
-        return Map.copyOf(status);
-    }
-
     /** Pending sub-tasks whose dependencies are all done, in plan order, at most {@code slots}; they are now running. */
     public List<SubTask> start(int slots) {
         List<SubTask> started = new ArrayList<>();

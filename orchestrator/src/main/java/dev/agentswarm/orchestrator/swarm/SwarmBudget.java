@@ -39,7 +39,6 @@ public record SwarmBudget(int maxSubAgents, int maxParallel, long maxTurns, long
     public SwarmBudget lease(int subAgentsLeft, long turnsLeft, long tokensLeft, Duration timeLeft) {
         Duration time = timeLeft.isNegative() || timeLeft.isZero() ? Duration.ofMillis(1) : timeLeft;
         Duration reserve = finishReserve.compareTo(time.dividedBy(4)) > 0 ? time.dividedBy(4) : finishReserve;
-        return new SwarmBudget(Math.max(0, subAgentsLeft), maxParallel, Math.max(1, turnsLeft), Math.max(1, tokensLeft), time,
-                reserve.compareTo(time) >= 0 ? Duration.ZERO : reserve);
+        return new SwarmBudget(Math.max(0, subAgentsLeft), maxParallel, Math.max(1, turnsLeft), Math.max(1, tokensLeft), time, reserve);
     }
 }

@@ -6,6 +6,7 @@ import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import dev.agentswarm.core.protocol.WorkerProtocol.CancelEpisode;
 import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
+import dev.agentswarm.orchestrator.WorkerRoute;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,7 +17,6 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 
 /**
  * Training the orchestrator (PARL): it speaks the worker region's protocol, so a rollout coordinator
@@ -26,7 +26,7 @@ import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
  * outcome plus the annealed parallel and finish terms, annealed by the policy version that sampled it
  * (one version per learner update).
  */
-public final class SwarmEpisodes extends AbstractBehavior<ShardingEnvelope<WorkerProtocol.Command>> {
+public final class SwarmEpisodes extends AbstractBehavior<WorkerProtocol.Command> {
 
     private record Swarm(RunEpisode request, ActorRef<Orchestrator.Command> orchestrator) {}
 
@@ -38,23 +38,23 @@ public final class SwarmEpisodes extends AbstractBehavior<ShardingEnvelope<Worke
     /** One adapter for every swarm (an actor has one per message class): the result names its run. */
     private final ActorRef<SwarmResult> results;
 
-    public static Behavior<ShardingEnvelope<WorkerProtocol.Command>> create(SwarmSettings settings, WorkerRoute workers) {
+    public static Behavior<WorkerProtocol.Command> create(SwarmSettings settings, WorkerRoute workers) {
         return Behaviors.setup(ctx -> new SwarmEpisodes(ctx, settings, workers));
     }
 
-    private SwarmEpisodes(ActorContext<ShardingEnvelope<WorkerProtocol.Command>> ctx, SwarmSettings settings, WorkerRoute workers) {
+    private SwarmEpisodes(ActorContext<WorkerProtocol.Command> ctx, SwarmSettings settings, WorkerRoute workers) {
         super(ctx);
         this.settings = settings;
         this.workers = workers;
-        this.results = ctx.messageAdapter(SwarmResult.class, r -> new ShardingEnvelope<>("", new Finished(r)));
+        this.results = ctx.messageAdapter(SwarmResult.class, Finished::new);
     }
 
     @Override
-    public Receive<ShardingEnvelope<WorkerProtocol.Command>> createReceive() {
-        return newReceiveBuilder().onMessage(ShardingEnvelope.class, e -> onCommand(e.message())).build();
+    public Receive<WorkerProtocol.Command> createReceive() {
+        return newReceiveBuilder().onAnyMessage(this::onCommand).build();
     }
 
-    private Behavior<ShardingEnvelope<WorkerProtocol.Command>> onCommand(Object command) {
+    private Behavior<WorkerProtocol.Command> onCommand(WorkerProtocol.Command command) {
         if (command instanceof RunEpisode run) {
             if (running.containsKey(run.episodeId())) return this; // a re-send: the swarm is on it
             ActorRef<Orchestrator.Command> orchestrator = getContext().spawnAnonymous(Orchestrator.create(settings,

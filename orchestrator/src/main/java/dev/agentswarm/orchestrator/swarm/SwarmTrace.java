@@ -1,5 +1,6 @@
 package dev.agentswarm.orchestrator.swarm;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -72,7 +73,7 @@ public final class SwarmTrace implements AutoCloseable {
         return new SwarmTrace(null, e -> {}, false);
     }
 
-    /** Events kept in memory and appended to {@code file}; {@code listener} sees each one (on the writer thread). */
+    /** Events appended to {@code file} (read it back with {@link #read}); {@code listener} sees each one (on the writer thread). */
     public static SwarmTrace toFile(Path file, Consumer<ObjectNode> listener) {
         try {
             if (file.getParent() != null) Files.createDirectories(file.getParent());
@@ -154,10 +155,11 @@ public final class SwarmTrace implements AutoCloseable {
     /** On the writer thread only. */
     private void record(long nanos, ObjectNode event) {
         ObjectNode line = event.put("t_ms", Math.round((nanos - startNanos) / 1e3) / 1e3);
-        synchronized (events) {
-            events.add(line);
-        }
-        if (out != null) {
+        if (out == null) {
+            synchronized (events) {
+                events.add(line);
+            }
+        } else {
             try {
                 out.write(Json.write(line));
                 out.newLine();
@@ -178,7 +180,7 @@ public final class SwarmTrace implements AutoCloseable {
         if (failure != null) throw failure;
     }
 
-    /** The events emitted so far, once written. */
+    /** The events emitted so far, once written; an in-memory trace's only (a file trace is read back with {@link #read}). */
     public List<ObjectNode> events() {
         flush();
         synchronized (events) {
@@ -200,7 +202,7 @@ public final class SwarmTrace implements AutoCloseable {
         Map<String, List<JsonNode>> byAgent = new LinkedHashMap<>();
         for (JsonNode e : events) {
             ObjectNode c = ((ObjectNode) e).deepCopy();
-            for (String timed : List.of("t_ms", "wall_ms", "serial_ms", "duration_ms")) c.remove(timed);
+            c.remove("t_ms");
             if (c.get("metrics") instanceof ObjectNode m) {
                 for (String timed : List.of("wall_ms", "serial_ms", "wall_over_serial")) m.remove(timed);
             }
@@ -212,25 +214,29 @@ public final class SwarmTrace implements AutoCloseable {
         return out;
     }
 
-    /** Reads a {@code trace.jsonl} back; a torn last line (the process died mid-write) is left out. */
+    /** Reads a {@code trace.jsonl} back (blank lines skipped); a line that is not a JSON object is an error naming it. */
     public static List<JsonNode> read(Path file) {
-        List<JsonNode> out = new ArrayList<>();
+        List<String> lines;
         try {
-            List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-            for (int i = 0; i < lines.size(); i++) {
-                if (lines.get(i).isBlank()) continue;
-                try {
-                    out.add(Json.parse(lines.get(i)));
-                } catch (IOException e) {
-                    if (i == lines.size() - 1) break;
-                    throw new IllegalArgumentException(file + " line " + (i + 1) + " is not JSON: " + e.getMessage(), e);
-                }
-            }
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the trace " + file + ": " + e.getMessage(), e);
         }
+        List<JsonNode> out = new ArrayList<>();
+        for (int i = 0; i < lines.size(); i++) {
+            if (lines.get(i).isBlank()) continue;
+            JsonNode event;
+            try {
+                event = Json.parse(lines.get(i));
+            } catch (JsonProcessingException e) {
+                throw new IllegalArgumentException(file + " line " + (i + 1) + ": not valid JSON: " + e.getOriginalMessage(), e);
+            }
+            if (!event.isObject()) throw new IllegalArgumentException(file + " line " + (i + 1) + ": not a JSON object");
+            out.add(event);
+        }
         return out;
     }
+
 
     /** Writes what is pending, stops the writer and closes the file. */
     @Override

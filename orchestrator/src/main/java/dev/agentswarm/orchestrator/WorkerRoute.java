@@ -1,10 +1,10 @@
-package dev.agentswarm.orchestrator.swarm;
+package dev.agentswarm.orchestrator;
 
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 
-/** Where a swarm's episodes run: the sharded worker region of the cluster, or one worker (tests, one process). */
+/** Where episodes run: the sharded worker region of the cluster, or one actor that speaks the worker protocol (tests, swarms as episodes). */
 public interface WorkerRoute {
 
     void tell(String episodeId, WorkerProtocol.Command command);
