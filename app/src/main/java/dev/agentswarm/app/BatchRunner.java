@@ -5,7 +5,13 @@ import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
+import dev.agentswarm.orchestrator.EpisodePlacements;
+import dev.agentswarm.orchestrator.NodeLoss;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
@@ -22,12 +28,22 @@ import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
  * flight: a new episode is sent only when one has answered, so a slow policy slows the sender
  * instead of filling mailboxes. Each trajectory goes to {@code onResult} (on this actor's thread)
  * and {@code done} completes with the count once every episode has answered.
+ *
+ * <p>On a cluster nothing is lost when worker nodes go: what a removed node was running, what a
+ * worker gave back while handing off, and what no worker acknowledged within {@code ackTimeout}
+ * is sent again under the same id, and only the first answer of an id is passed on.
  */
 public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
 
     public interface Command extends NoSerializationVerificationNeeded {}
 
     private record Answered(Trajectory trajectory) implements Command {}
+
+    private record Receipted(WorkerProtocol.Receipt receipt) implements Command {}
+
+    private record NodeRemoved(String node) implements Command {}
+
+    private enum CheckAcknowledged implements Command { INSTANCE }
 
     /** One episode to run. */
     public record Job(String episodeId, String groupId, Task task, EpisodeSpec spec) {}
@@ -36,30 +52,47 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
     private final int entities;
     private final Iterator<Job> jobs;
     private final int maxInflight;
+    private final Duration ackTimeout;
     private final Consumer<Trajectory> onResult;
     private final CompletableFuture<Long> done;
     private final ActorRef<Trajectory> answers;
-    private int inflight;
+    private final ActorRef<WorkerProtocol.Receipt> receipts;
+    private final Map<String, Job> inflight = new HashMap<>();
+    private final EpisodePlacements placements = new EpisodePlacements();
     private long answered;
+    private long resent;
 
     public static Behavior<Command> create(ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region, int entities,
                                            Iterator<Job> jobs, int maxInflight, Consumer<Trajectory> onResult,
                                            CompletableFuture<Long> done) {
+        return create(region, entities, jobs, maxInflight, Duration.ofSeconds(10), onResult, done);
+    }
+
+    public static Behavior<Command> create(ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region, int entities,
+                                           Iterator<Job> jobs, int maxInflight, Duration ackTimeout, Consumer<Trajectory> onResult,
+                                           CompletableFuture<Long> done) {
         if (maxInflight <= 0) throw new IllegalArgumentException("max in-flight must be > 0, got " + maxInflight);
-        return Behaviors.setup(ctx -> new BatchRunner(ctx, region, entities, jobs, maxInflight, onResult, done).start());
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
+            Duration every = ackTimeout.dividedBy(4);
+            timers.startTimerWithFixedDelay(CheckAcknowledged.INSTANCE, every.compareTo(Duration.ofSeconds(1)) < 0 ? every : Duration.ofSeconds(1));
+            return new BatchRunner(ctx, region, entities, jobs, maxInflight, ackTimeout, onResult, done).start();
+        }));
     }
 
     private BatchRunner(ActorContext<Command> ctx, ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region,
-                        int entities, Iterator<Job> jobs, int maxInflight, Consumer<Trajectory> onResult,
+                        int entities, Iterator<Job> jobs, int maxInflight, Duration ackTimeout, Consumer<Trajectory> onResult,
                         CompletableFuture<Long> done) {
         super(ctx);
         this.region = region;
         this.entities = entities;
         this.jobs = jobs;
         this.maxInflight = maxInflight;
+        this.ackTimeout = ackTimeout;
         this.onResult = onResult;
         this.done = done;
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
+        this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
+        NodeLoss.follow(ctx, NodeRemoved::new);
     }
 
     private Behavior<Command> start() {
@@ -69,11 +102,18 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
 
     @Override
     public Receive<Command> createReceive() {
-        return newReceiveBuilder().onMessage(Answered.class, this::onAnswered).build();
+        return newReceiveBuilder()
+                .onMessage(Answered.class, this::onAnswered)
+                .onMessage(Receipted.class, this::onReceipt)
+                .onMessage(NodeRemoved.class, this::onNodeRemoved)
+                .onMessageEquals(CheckAcknowledged.INSTANCE, this::onCheckAcknowledged)
+                .build();
     }
 
     private Behavior<Command> onAnswered(Answered a) {
-        inflight--;
+        String id = a.trajectory().episodeId();
+        if (inflight.remove(id) == null) return this; // the second answer of an episode sent again
+        placements.forget(id);
         answered++;
         try {
             onResult.accept(a.trajectory());
@@ -85,17 +125,57 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
         return checkDone();
     }
 
+    private Behavior<Command> onReceipt(Receipted r) {
+        String again = placements.receipt(r.receipt());
+        if (again != null) {
+            getContext().getLog().info("episode {} given back ({}): sending it again", again, r.receipt());
+            resend(again, System.currentTimeMillis() + ackTimeout.toMillis());
+        }
+        return this;
+    }
+
+    private Behavior<Command> onNodeRemoved(NodeRemoved m) {
+        long due = System.currentTimeMillis() + EpisodePlacements.LOST_RESEND_ACK_MILLIS;
+        for (String id : placements.lostWith(m.node(), getContext().getLog())) resend(id, due);
+        return this;
+    }
+
+    private Behavior<Command> onCheckAcknowledged() {
+        long now = System.currentTimeMillis();
+        List<String> silent = placements.unacknowledged(now);
+        if (!silent.isEmpty()) getContext().getLog().info("{} episodes not acknowledged by a worker in time: sending them again", silent.size());
+        for (String id : silent) resend(id, now + ackTimeout.toMillis());
+        return this;
+    }
+
+    private void resend(String episodeId, long ackDueMillis) {
+        Job job = inflight.get(episodeId);
+        if (job == null) return;
+        resent++;
+        send(job, ackDueMillis);
+    }
+
     private void fill() {
-        while (inflight < maxInflight && jobs.hasNext()) {
+        while (inflight.size() < maxInflight && jobs.hasNext()) {
             Job job = jobs.next();
-            RunEpisode run = new RunEpisode(job.episodeId(), job.groupId(), job.task(), job.spec(), 0, answers);
-            region.tell(new ShardingEnvelope<>(WorkerProtocol.entityIdFor(job.episodeId(), entities), run));
-            inflight++;
+            if (inflight.putIfAbsent(job.episodeId(), job) != null) {
+                done.completeExceptionally(new IllegalArgumentException("episode id " + job.episodeId() + " is given twice"));
+                return;
+            }
+            send(job, System.currentTimeMillis() + ackTimeout.toMillis());
         }
     }
 
+    private void send(Job job, long ackDueMillis) {
+        placements.sent(job.episodeId(), ackDueMillis);
+        RunEpisode run = new RunEpisode(job.episodeId(), job.groupId(), job.task(), job.spec(), 0, answers, null, receipts);
+        region.tell(new ShardingEnvelope<>(WorkerProtocol.entityIdFor(job.episodeId(), entities), run));
+    }
+
     private Behavior<Command> checkDone() {
-        if (inflight == 0 && !jobs.hasNext()) {
+        if (done.isDone()) return Behaviors.stopped();
+        if (inflight.isEmpty() && !jobs.hasNext()) {
+            if (resent > 0) getContext().getLog().info("{} episodes answered, {} of them after being sent again", answered, resent);
             done.complete(answered);
             return Behaviors.stopped();
         }

@@ -51,6 +51,13 @@ public final class Evaluation {
      */
     public static Result run(Config cfg, Suite suite, Split split, List<Task> tasks, int samples, int inflight,
                              Function<ActorSystem<Void>, Policy> policy, String policyName, Path trajectories) throws Exception {
+        return run(cfg, suite, split, tasks, samples, inflight, policy, policyName, trajectories, null);
+    }
+
+    /** As above; with {@code join} set, the episodes run on the worker nodes of the cluster there, with their own policy. */
+    public static Result run(Config cfg, Suite suite, Split split, List<Task> tasks, int samples, int inflight,
+                             Function<ActorSystem<Void>, Policy> policy, String policyName, Path trajectories,
+                             org.apache.pekko.actor.Address join) throws Exception {
         if (tasks.isEmpty()) throw new IllegalArgumentException("suite " + suite.name() + " has no " + split.label() + " tasks");
         if (samples < 1 || inflight < 1) throw new IllegalArgumentException("samples and inflight must be >= 1");
         EpisodeSpec spec = suite.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
@@ -62,8 +69,8 @@ public final class Evaluation {
         long started = System.nanoTime();
         List<Trajectory> results;
         try (MetricsLog log = MetricsLog.appendOnly(trajectories);
-             SwarmNode node = SwarmNode.start(cfg, system -> new dev.agentswarm.workers.EpisodeServices(policy.apply(system), tools, suites),
-                     null)) {
+             SwarmNode node = SwarmNode.startOrJoin(cfg,
+                     system -> new dev.agentswarm.workers.EpisodeServices(policy.apply(system), tools, suites), join)) {
             results = EpisodeRuns.runAll(node, jobs, inflight, log::append);
         }
         double seconds = (System.nanoTime() - started) / 1e9;

@@ -5,6 +5,7 @@ import dev.agentswarm.app.cli.DemoCommand;
 import dev.agentswarm.app.cli.DpoCommand;
 import dev.agentswarm.app.cli.EvalCommand;
 import dev.agentswarm.app.cli.ExportCommand;
+import dev.agentswarm.app.cli.NodeCommand;
 import dev.agentswarm.app.cli.ReplayCommand;
 import dev.agentswarm.app.cli.RunCommand;
 import dev.agentswarm.app.cli.SandboxCommand;
@@ -18,7 +19,7 @@ import picocli.CommandLine.Command;
 @Command(name = "swarm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "Actor runtime for swarms of tool-using LLM agents that learn.",
         subcommands = {DemoCommand.class, RunCommand.class, EvalCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
-                SandboxCommand.class, TrainCommand.class, DpoCommand.class, ExportCommand.class,
+                SandboxCommand.class, TrainCommand.class, NodeCommand.class, DpoCommand.class, ExportCommand.class,
                 VersionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

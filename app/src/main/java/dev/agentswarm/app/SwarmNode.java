@@ -9,21 +9,32 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import com.typesafe.config.ConfigValueFactory;
+import java.util.List;
 import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.AddressFromURIString;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.typed.JoinSeedNodes;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 
 /**
- * One JVM of the swarm: an {@link ActorSystem} named {@code swarm} that is a cluster member, with
- * the {@code worker} region hosted here. The embedded default is a one-node cluster that joins
- * itself, so going multi-node changes configuration (seed nodes, roles), not code.
+ * One JVM of the swarm: an {@link ActorSystem} named {@code swarm} that is a cluster member with
+ * roles ({@code orchestrator}, {@code worker}, {@code learner}), hosting the {@code worker} region
+ * when it has that role. The embedded default is a one-node cluster with every role that joins
+ * itself, so going multi-node changes configuration (a seed, roles), not code.
  */
 public final class SwarmNode implements AutoCloseable {
+
+    /** Every node's actor system name: addresses are {@code pekko://swarm@HOST:PORT}. */
+    public static final String SYSTEM_NAME = "swarm";
+
+    public static final String ORCHESTRATOR_ROLE = "orchestrator";
+    public static final String LEARNER_ROLE = "learner";
 
     private final ActorSystem<Void> system;
     private final ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region;
@@ -68,35 +79,109 @@ public final class SwarmNode implements AutoCloseable {
 
     /**
      * As {@link #start(Config, EpisodeServices, Address)}, with services that need the node's actor
-     * system (the embedded policy spawns its policy server there).
+     * system (the embedded policy spawns its policy server there). Roles come from
+     * {@code pekko.cluster.roles}: a node with the {@value WorkerRegion#ROLE} role hosts workers
+     * built with {@code services}; any other only sends to the cluster's workers ({@code services}
+     * is not called).
      */
     public static SwarmNode start(Config config, java.util.function.Function<ActorSystem<Void>, EpisodeServices> services,
                                   Address seed) throws TimeoutException {
-        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "swarm", config);
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
         try {
             Cluster cluster = Cluster.get(system);
-            cluster.manager().tell(Join.create(seed != null ? seed : cluster.selfMember().address()));
-            awaitUp(cluster, Duration.ofSeconds(30));
-            return new SwarmNode(system, WorkerRegion.init(system, services.apply(system)));
+            // JoinSeedNodes keeps trying until the seed answers (a node started before its seed still joins).
+            cluster.manager().tell(new JoinSeedNodes(List.of(seed != null ? seed : cluster.selfMember().address())));
+            awaitUp(cluster, config.getDuration("agentswarm.node.join-timeout"), seed);
+            ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region = cluster.selfMember().hasRole(WorkerRegion.ROLE)
+                    ? WorkerRegion.init(system, services.apply(system))
+                    : WorkerRegion.proxy(system);
+            return new SwarmNode(system, region);
         } catch (TimeoutException | RuntimeException e) {
             system.terminate();
             throw e;
         }
     }
 
-    private static void awaitUp(Cluster cluster, Duration limit) throws TimeoutException {
+    /**
+     * A job's node joining a running cluster at {@code seed}: the {@code orchestrator} role only, so
+     * its episodes run on the cluster's worker nodes. Waits until it is Up and at least one worker
+     * node is, and says what to do when there is none.
+     */
+    public static SwarmNode join(Config config, Address seed) throws TimeoutException {
+        Config jobNode = config.withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.of(ORCHESTRATOR_ROLE)));
+        SwarmNode node = start(jobNode, system -> {
+            throw new IllegalStateException("a job's node hosts no workers");
+        }, seed);
+        try {
+            node.awaitWorkers(1, config.getDuration("agentswarm.node.join-timeout"));
+        } catch (TimeoutException e) {
+            node.close();
+            throw new TimeoutException("joined the cluster at " + seed + " but it has no worker node: start one with"
+                    + " `swarm node --roles worker --seed " + seed + "` (or bin/swarm-cluster start)");
+        }
+        return node;
+    }
+
+    /**
+     * A node in this JVM with every role (services made on its actor system), or, when {@code join}
+     * is set, a job's node on the cluster there, whose workers bring their own services.
+     */
+    public static SwarmNode startOrJoin(Config config, java.util.function.Function<ActorSystem<Void>, EpisodeServices> services,
+                                        Address join) throws TimeoutException {
+        return join == null ? start(config, services, null) : join(config, join);
+    }
+
+    /** Parses a node address such as {@code pekko://swarm@127.0.0.1:2551}, with a clear error for anything else. */
+    public static Address parseAddress(String uri) {
+        Address a;
+        try {
+            a = AddressFromURIString.parse(uri.strip());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("not a cluster node address: '" + uri + "' (expected pekko://" + SYSTEM_NAME + "@HOST:PORT)");
+        }
+        if (!a.system().equals(SYSTEM_NAME) || a.getHost().isEmpty() || a.getPort().isEmpty()) {
+            throw new IllegalArgumentException("not a swarm node address: '" + uri + "' (expected pekko://" + SYSTEM_NAME
+                    + "@HOST:PORT; every node's actor system is named " + SYSTEM_NAME + ")");
+        }
+        return a;
+    }
+
+    /** Waits until {@code n} members with the worker role are Up. */
+    public void awaitWorkers(int n, Duration limit) throws TimeoutException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (upMembers(WorkerRegion.ROLE) < n) {
+            if (System.nanoTime() > deadline) {
+                throw new TimeoutException(upMembers(WorkerRegion.ROLE) + " of " + n + " worker nodes Up after " + limit.toSeconds() + " s");
+            }
+            sleep();
+        }
+    }
+
+    /** Members that are Up and have {@code role}. */
+    public int upMembers(String role) {
+        int n = 0;
+        for (Member m : Cluster.get(system).state().getMembers()) if (m.status() == MemberStatus.up() && m.hasRole(role)) n++;
+        return n;
+    }
+
+    private static void sleep() throws TimeoutException {
+        try {
+            Thread.sleep(20);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TimeoutException("interrupted while waiting for the cluster");
+        }
+    }
+
+    private static void awaitUp(Cluster cluster, Duration limit, Address seed) throws TimeoutException {
         long deadline = System.nanoTime() + limit.toNanos();
         while (cluster.selfMember().status() != MemberStatus.up()) {
             if (System.nanoTime() > deadline) {
-                throw new TimeoutException("the node did not become Up within " + limit.toSeconds()
-                        + " s (status " + cluster.selfMember().status() + ")");
+                throw new TimeoutException("the node did not become Up within " + limit.toSeconds() + " s (status "
+                        + cluster.selfMember().status() + ")" + (seed == null ? "" : "; is a node running at " + seed
+                        + ", reachable, and using the same transport (TLS or not)?"));
             }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TimeoutException("interrupted while joining the cluster");
-            }
+            sleep();
         }
     }
 

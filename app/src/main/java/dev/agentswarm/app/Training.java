@@ -98,7 +98,8 @@ public final class Training {
         RolloutCoordinator.Settings settings = new RolloutCoordinator.Settings(grpo.numGenerations(), t.getInt("max-inflight"),
                 t.getInt("groups-per-step"), t.getInt("max-staleness"), t.getInt("steps"), t.getBoolean("sync"),
                 t.getDuration("episode-timeout"),
-                new GroupLedger.DynamicSampling(grpo.groups().dynamicSampling(), t.getInt("max-num-gen-batches")));
+                new GroupLedger.DynamicSampling(grpo.groups().dynamicSampling(), t.getInt("max-num-gen-batches")),
+                t.getDuration("ack-timeout"));
         Path runDir = runDir(t.getString("run-dir"), suiteName);
         Files.createDirectories(runDir);
         if (resume == null) {

@@ -194,6 +194,14 @@ public final class GroupLedger {
         return out;
     }
 
+    /** The episode again, marked as sent now, when it is still out (not answered); null otherwise. */
+    public Launch relaunch(String episodeId, long nowMillis) {
+        Out o = inflight.get(episodeId);
+        if (o == null) return null;
+        inflight.put(episodeId, new Out(o.groupId(), o.task(), nowMillis));
+        return new Launch(episodeId, o.groupId(), o.task());
+    }
+
     public List<String> inflightIds() {
         return List.copyOf(inflight.keySet());
     }

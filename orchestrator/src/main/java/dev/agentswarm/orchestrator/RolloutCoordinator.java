@@ -32,9 +32,15 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * groups to the learner, one batch at a time, dropping groups sampled more than
  * {@code max-staleness} versions ago; writes each update's metrics to {@code metrics.jsonl}; and
  * stops after {@code steps} updates. Generation never waits for an update unless {@code sync} is
- * set, which runs rollouts and updates in turn (the synchronous baseline). Episodes not answered
- * within {@code episode-timeout} (a node died) are sent again under the same id; a worker answers
- * an id at most once, and a second answer is ignored here.
+ * set, which runs rollouts and updates in turn (the synchronous baseline).
+ *
+ * <p>Nothing is lost when worker nodes come and go. Workers acknowledge each episode with the node
+ * that runs it; when that node is removed from the cluster (it died and was downed, or left), its
+ * episodes are sent again at once under the same ids, and sharding runs them on the nodes that
+ * remain. An episode no worker acknowledged within {@code ack-timeout} (sent towards a node as it
+ * died), one a worker gave back while handing off, and one not answered within
+ * {@code episode-timeout} are sent again too. Only the first answer of an id is taken: a second
+ * (from an attempt thought lost) is ignored, so every id is in {@code trajectories.jsonl} once.
  */
 public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinator.Command> {
 
@@ -46,16 +52,26 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     private enum CheckOverdue implements Command { INSTANCE }
 
+    private record Receipted(WorkerProtocol.Receipt receipt) implements Command {}
+
+    /** A cluster node left the membership: what ran there is lost. */
+    public record NodeRemoved(String node) implements Command {}
+
     public record Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
-                           Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling) {
+                           Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling, Duration ackTimeout) {
+        /** How long a sent episode may go without a worker's receipt before it is sent again, unless configured. */
+        public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(10);
+
         public Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
                         Duration episodeTimeout) {
-            this(generations, maxInflight, groupsPerStep, maxStaleness, steps, sync, episodeTimeout, GroupLedger.DynamicSampling.OFF);
+            this(generations, maxInflight, groupsPerStep, maxStaleness, steps, sync, episodeTimeout, GroupLedger.DynamicSampling.OFF,
+                    DEFAULT_ACK_TIMEOUT);
         }
 
         public Settings {
             if (steps < 1) throw new IllegalArgumentException("steps must be >= 1, got " + steps);
             if (episodeTimeout.isNegative() || episodeTimeout.isZero()) throw new IllegalArgumentException("episode-timeout must be > 0");
+            if (ackTimeout.isNegative() || ackTimeout.isZero()) throw new IllegalArgumentException("ack-timeout must be > 0");
         }
     }
 
@@ -81,6 +97,8 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private Map<String, Double> first = Map.of();
     private Map<String, Double> last = Map.of();
     private final ActorRef<Trajectory> answers;
+    private final ActorRef<WorkerProtocol.Receipt> receipts;
+    private final EpisodePlacements placements = new EpisodePlacements();
     private final ActorRef<BatchTrained> trained;
     private final long started = System.nanoTime();
     private long version;
@@ -126,8 +144,10 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         this.onStep = onStep;
         this.done = done;
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
+        this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
         this.trained = ctx.messageAdapter(BatchTrained.class, Trained::new);
-        Duration every = settings.episodeTimeout().dividedBy(4);
+        NodeLoss.follow(ctx, NodeRemoved::new);
+        Duration every = min(min(settings.episodeTimeout(), settings.ackTimeout()).dividedBy(4), Duration.ofSeconds(1));
         timers.startTimerWithFixedDelay(CheckOverdue.INSTANCE, every.isZero() ? Duration.ofMillis(1) : every);
     }
 
@@ -137,6 +157,8 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                 .onMessage(Answered.class, this::onAnswered)
                 .onMessage(Trained.class, this::onTrained)
                 .onMessageEquals(CheckOverdue.INSTANCE, this::onCheckOverdue)
+                .onMessage(Receipted.class, this::onReceipt)
+                .onMessage(NodeRemoved.class, this::onNodeRemoved)
                 .onSignal(Terminated.class, t -> finish("the learner stopped (see its log); the run ends at step " + steps))
                 .build();
     }
@@ -144,6 +166,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private Behavior<Command> onAnswered(Answered a) {
         Trajectory t = a.trajectory();
         if (!ledger.accept(t)) return this; // an answer to a re-sent episode that had answered already
+        placements.forget(t.episodeId());
         try {
             trajectories.append(t); // durable before the learner can see it
         } catch (RuntimeException e) {
@@ -195,12 +218,44 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     }
 
     private Behavior<Command> onCheckOverdue() {
-        for (GroupLedger.Launch l : ledger.overdue(System.currentTimeMillis(), settings.episodeTimeout().toMillis())) {
+        long now = System.currentTimeMillis();
+        for (GroupLedger.Launch l : ledger.overdue(now, settings.episodeTimeout().toMillis())) {
             getContext().getLog().info("episode {} not answered within {}: sending it again", l.episodeId(), settings.episodeTimeout());
-            send(l);
-            resent++;
+            resend(l, now + settings.ackTimeout().toMillis());
+        }
+        List<String> silent = placements.unacknowledged(now);
+        if (!silent.isEmpty()) getContext().getLog().info("{} episodes not acknowledged by a worker in time: sending them again", silent.size());
+        for (String id : silent) resend(id, now + settings.ackTimeout().toMillis());
+        return this;
+    }
+
+    private Behavior<Command> onReceipt(Receipted r) {
+        String again = placements.receipt(r.receipt());
+        if (again != null) {
+            getContext().getLog().info("episode {} given back ({}): sending it again", again, r.receipt());
+            resend(again, System.currentTimeMillis() + settings.ackTimeout().toMillis());
         }
         return this;
+    }
+
+    private Behavior<Command> onNodeRemoved(NodeRemoved m) {
+        long due = System.currentTimeMillis() + EpisodePlacements.LOST_RESEND_ACK_MILLIS;
+        for (String id : placements.lostWith(m.node(), getContext().getLog())) resend(id, due);
+        return this;
+    }
+
+    private void resend(String episodeId, long ackDueMillis) {
+        GroupLedger.Launch l = ledger.relaunch(episodeId, System.currentTimeMillis());
+        if (l != null) resend(l, ackDueMillis);
+    }
+
+    private void resend(GroupLedger.Launch l, long ackDueMillis) {
+        send(l, ackDueMillis);
+        resent++;
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     private void trainIfReady() {
@@ -224,12 +279,15 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         } else {
             groups = Integer.MAX_VALUE;
         }
-        for (GroupLedger.Launch l : ledger.launch(groups, System.currentTimeMillis())) send(l);
+        long now = System.currentTimeMillis();
+        for (GroupLedger.Launch l : ledger.launch(groups, now)) send(l, now + settings.ackTimeout().toMillis());
     }
 
-    private void send(GroupLedger.Launch l) {
+    private void send(GroupLedger.Launch l, long ackDueMillis) {
         long atLeast = Math.max(0, version - settings.maxStaleness());
-        wiring.workers().tell(l.episodeId(), new WorkerProtocol.RunEpisode(l.episodeId(), l.groupId(), l.task(), spec, atLeast, answers));
+        placements.sent(l.episodeId(), ackDueMillis);
+        wiring.workers().tell(l.episodeId(), new WorkerProtocol.RunEpisode(l.episodeId(), l.groupId(), l.task(), spec, atLeast, answers,
+                null, receipts));
     }
 
     private Behavior<Command> finish(String error) {

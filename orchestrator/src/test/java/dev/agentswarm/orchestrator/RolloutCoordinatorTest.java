@@ -251,7 +251,7 @@ class RolloutCoordinatorTest {
         World w = new World();
         w.uniformTasks.add("t1"); // a task the policy always gets wrong: its groups teach nothing
         RolloutCoordinator.Summary s = run(w, new RolloutCoordinator.Settings(2, 16, 2, 0, 3, true, Duration.ofSeconds(30),
-                new GroupLedger.DynamicSampling(true, 0)), dir, 10, 40);
+                new GroupLedger.DynamicSampling(true, 0), RolloutCoordinator.Settings.DEFAULT_ACK_TIMEOUT), dir, 10, 40);
         assertEquals(3, s.steps());
         assertEquals(0, w.launchedWhileTraining.get(), "refills are sampled before the update, never during it");
         for (TrainBatch b : w.batches) {
@@ -276,6 +276,45 @@ class RolloutCoordinatorTest {
         List<String> ids = new ArrayList<>();
         for (String line : Files.readAllLines(dir.resolve("trajectories.jsonl"))) ids.add(Json.parse(line).get("episodeId").asText());
         assertTrue(ids.contains("g0-t0#1"), "answered after the re-send");
+        assertEquals(ids.size(), new HashSet<>(ids).size(), "each episode written once");
+    }
+
+    @Test
+    void episodesOfANodeThatLeavesTheClusterAreSentAgainAtOnceNotAfterTheTimeout(@TempDir Path dir) throws Exception {
+        World w = new World();
+        Map<String, Integer> requests = new ConcurrentHashMap<>();
+        // Odd episodes go to a node that dies with them: accepted there, never answered.
+        Behavior<ShardingEnvelope<WorkerProtocol.Command>> workers = Behaviors.receiveMessage(env -> {
+            if (env.message() instanceof WorkerProtocol.RunEpisode r) {
+                int n = requests.merge(r.episodeId(), 1, Integer::sum);
+                boolean dies = n == 1 && r.episodeId().endsWith("#1");
+                r.receipts().tell(new WorkerProtocol.Accepted(r.episodeId(), dies ? "pekko://swarm@h:1" : "pekko://swarm@h:2"));
+                if (!dies) r.replyTo().tell(GroupLedgerTest.answer(r.episodeId(), 0));
+            }
+            return Behaviors.same();
+        });
+        Path trajectories = dir.resolve("trajectories.jsonl");
+        CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
+        try (MetricsLog t = MetricsLog.appendOnly(trajectories); MetricsLog m = MetricsLog.open(dir.resolve("metrics.jsonl"), 0)) {
+            ActorRef<LearnerProtocol.Command> learner = kit.spawn(learner(w, trajectories, 5, 1));
+            // Episode and ack timeouts far beyond the test: only the node's removal can bring the odd episodes back.
+            ActorRef<RolloutCoordinator.Command> coordinator = kit.spawn(RolloutCoordinator.create(
+                    new RolloutCoordinator.Settings(2, 8, 2, 5, 2, false, Duration.ofMinutes(10), GroupLedger.DynamicSampling.OFF,
+                            Duration.ofMinutes(10)),
+                    TASKS, 0, SPEC, new RolloutCoordinator.Wiring(WorkerRoute.sharded(kit.spawn(workers), 8), learner), 0, 0, t, m,
+                    w.stepsSeen::set, done));
+            Thread.sleep(300);
+            assertTrue(!done.isDone() && w.batches.isEmpty(), "no group completes while its odd episode is held by the dead node");
+            coordinator.tell(new RolloutCoordinator.NodeRemoved("pekko://swarm@h:2")); // a node that ran only answered episodes
+            Thread.sleep(200);
+            assertTrue(requests.values().stream().allMatch(n -> n == 1), "nothing re-sent for a node that held no open episode");
+            coordinator.tell(new RolloutCoordinator.NodeRemoved("pekko://swarm@h:1"));
+            RolloutCoordinator.Summary s = done.get(10, TimeUnit.SECONDS);
+            assertEquals(2, s.steps());
+            assertTrue(s.resent() >= 4, "the four odd episodes out were sent again: " + s.resent());
+        }
+        List<String> ids = new ArrayList<>();
+        for (String line : Files.readAllLines(trajectories)) ids.add(Json.parse(line).get("episodeId").asText());
         assertEquals(ids.size(), new HashSet<>(ids).size(), "each episode written once");
     }
 }

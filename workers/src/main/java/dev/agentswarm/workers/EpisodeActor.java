@@ -149,8 +149,14 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 .build();
     }
 
-    /** A crash or a stop still releases the episode's database or index, and its sandbox session. */
+    /**
+     * A crash or a stop still releases the episode's database or index, and its sandbox session;
+     * a stop from outside (a worker giving the episode back) also frees its model slot and tools.
+     */
     private Behavior<Command> released() {
+        deadline.cancel();
+        if (pendingPolicy != null) pendingPolicy.cancel(true);
+        for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
         closeEnvironment();
         setup.executor.release(request.episodeId());
         return Behaviors.same();

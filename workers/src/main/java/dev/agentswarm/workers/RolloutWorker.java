@@ -5,10 +5,15 @@ import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import dev.agentswarm.core.protocol.WorkerProtocol.CancelEpisode;
 import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
+import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.Cancellable;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ChildFailed;
@@ -24,29 +29,56 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * the requester itself and then stops; if it fails instead, the worker sees the failure and
  * answers with a {@link StopReason#CRASHED} trajectory.
  * A duplicate request for an episode that is running or was answered recently is ignored, so
- * a coordinator may re-send after a node loss without getting two answers.
+ * a coordinator may re-send after a node loss without getting two answers. A requester that asks
+ * for receipts hears which node accepted the episode (again for a duplicate of a running one).
+ *
+ * <p>When sharding hands the worker to another node (a node joins or leaves), it drains: running
+ * episodes go on for up to {@code hand-off-drain} and answer as usual, while requests that still
+ * reach it are given back at once; what is left after the drain is stopped and given back too
+ * ({@link WorkerProtocol.Released}, or a {@link StopReason#CANCELLED} answer for a requester without
+ * receipts), so the requester sends it again and the worker's next incarnation runs it.
  */
 public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command> {
 
     /** Sent by sharding before a hand-off: stop once the running episodes are answered. */
     public enum Stop implements WorkerProtocol.Command, NoSerializationVerificationNeeded { INSTANCE }
 
+    /** The hand-off drain is over: give back what still runs. */
+    private enum DrainOver implements WorkerProtocol.Command, NoSerializationVerificationNeeded { INSTANCE }
+
     private record Running(RunEpisode request, ActorRef<EpisodeActor.Command> actor) {}
 
     private final EpisodeServices services;
+    private final String node;
+    private final Supplier<Duration> drain;
     private final Map<String, Running> running = new HashMap<>();
     private final Map<ActorRef<Void>, String> episodeOfChild = new HashMap<>();
     private final Map<String, Boolean> recentlyAnswered;
     private long spawned;
     private boolean stopping;
+    private Cancellable drainTimer;
+    private Duration drainUntil = Duration.ZERO;
 
+    /** A worker outside a sharding region (tests, harnesses): receipts name the node {@code local}. */
     public static Behavior<WorkerProtocol.Command> create(EpisodeServices services, int answeredMemory) {
-        return Behaviors.setup(ctx -> new RolloutWorker(ctx, services, answeredMemory));
+        return create(services, answeredMemory, "local", () -> Duration.ZERO);
     }
 
-    private RolloutWorker(ActorContext<WorkerProtocol.Command> context, EpisodeServices services, int answeredMemory) {
+    /**
+     * @param node this node's cluster address, named in receipts
+     * @param drain how long running episodes may go on once a hand-off begins (zero when no other node could take them)
+     */
+    public static Behavior<WorkerProtocol.Command> create(EpisodeServices services, int answeredMemory, String node,
+                                                          Supplier<Duration> drain) {
+        return Behaviors.setup(ctx -> new RolloutWorker(ctx, services, answeredMemory, node, drain));
+    }
+
+    private RolloutWorker(ActorContext<WorkerProtocol.Command> context, EpisodeServices services, int answeredMemory,
+                          String node, Supplier<Duration> drain) {
         super(context);
         this.services = services;
+        this.node = node;
+        this.drain = drain;
         this.recentlyAnswered = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
@@ -61,8 +93,13 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
                 .onMessage(RunEpisode.class, this::onRun)
                 .onMessage(CancelEpisode.class, this::onCancel)
                 .onMessageEquals(Stop.INSTANCE, this::onStop)
+                .onMessageEquals(DrainOver.INSTANCE, this::onDrainOver)
                 .onSignal(ChildFailed.class, this::onChildStopped)
                 .onSignal(Terminated.class, this::onChildStopped)
+                .onSignal(PostStop.class, stop -> {
+                    if (drainTimer != null) drainTimer.cancel();
+                    return this;
+                })
                 .build();
     }
 
@@ -77,15 +114,15 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
             }
             return this;
         }
-        if (stopping) {
-            // Handing off: the request waits in sharding's buffer and reaches the entity's next incarnation.
-            run.replyTo().tell(Trajectory.notRun(run.episodeId(), run.groupId(), run.task().id(),
-                    StopReason.CANCELLED, "the worker is handing off; send the episode again"));
-            return this;
-        }
         String id = run.episodeId();
         if (running.containsKey(id) || recentlyAnswered.containsKey(id)) {
             getContext().getLog().debug("ignoring duplicate request for episode {}", id);
+            if (running.containsKey(id) && run.receipts() != null) run.receipts().tell(new WorkerProtocol.Accepted(id, node));
+            return this;
+        }
+        if (stopping) {
+            // Reached the entity just before sharding began buffering for its next incarnation.
+            giveBack(run, "the worker is handing off");
             return this;
         }
         ActorRef<EpisodeActor.Command> child =
@@ -93,6 +130,7 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
         getContext().watch(child);
         running.put(id, new Running(run, child));
         episodeOfChild.put(child.unsafeUpcast(), id);
+        if (run.receipts() != null) run.receipts().tell(new WorkerProtocol.Accepted(id, node));
         return this;
     }
 
@@ -120,15 +158,41 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
     }
 
     /**
-     * Sharding hands this worker off (rebalance, shutdown) and force-stops it after its hand-off
-     * timeout, which is shorter than an episode may run: so running episodes are cancelled now and
-     * answer CANCELLED with what they did, instead of vanishing. The requester can send them again.
+     * Sharding hands this worker off (rebalance, a node leaving) and force-stops it after its
+     * hand-off timeout, which is longer than the drain: running episodes may finish meanwhile.
      */
     private Behavior<WorkerProtocol.Command> onStop() {
         if (running.isEmpty()) return Behaviors.stopped();
-        stopping = true;
-        for (Running r : running.values()) r.actor().tell(new EpisodeActor.Cancel("worker hand-off"));
+        if (!stopping) {
+            stopping = true;
+            drainUntil = drain.get();
+            if (drainUntil.isZero()) return onDrainOver();
+            getContext().getLog().info("handing off with {} episodes running: draining for up to {}", running.size(), drainUntil);
+            drainTimer = getContext().scheduleOnce(drainUntil, getContext().getSelf(), DrainOver.INSTANCE);
+        }
         return this;
+    }
+
+    private Behavior<WorkerProtocol.Command> onDrainOver() {
+        if (!drainUntil.isZero()) getContext().getLog().info("hand-off drain over: giving back {} running episodes", running.size());
+        for (Running r : List.copyOf(running.values())) {
+            running.remove(r.request().episodeId());
+            episodeOfChild.remove(r.actor().<Void>unsafeUpcast());
+            getContext().stop(r.actor()); // stops without answering; the requester hears Released instead
+            giveBack(r.request(), drainUntil.isZero() ? "the worker stopped with no other worker node to hand it to"
+                    : "the worker's hand-off drain (" + drainUntil + ") ended before the episode did");
+        }
+        return Behaviors.stopped();
+    }
+
+    /** Tells the requester to send the episode again: a receipt when it asked for them, else a CANCELLED answer saying so. */
+    private static void giveBack(RunEpisode run, String why) {
+        if (run.receipts() != null) {
+            run.receipts().tell(new WorkerProtocol.Released(run.episodeId(), why));
+        } else {
+            run.replyTo().tell(Trajectory.notRun(run.episodeId(), run.groupId(), run.task().id(), StopReason.CANCELLED,
+                    why + "; send the episode again"));
+        }
     }
 
     private static String describe(Throwable t) {

@@ -106,6 +106,57 @@ class RolloutWorkerTest {
     }
 
     @Test
+    void aRequesterAskingForReceiptsHearsWhichNodeRunsTheEpisodeAgainForADuplicate() {
+        var w = kit.spawn(RolloutWorker.create(new EpisodeServices(policy(300), ToolRegistry.of(new CalculatorTool())), 100,
+                "pekko://swarm@10.0.0.7:2551", () -> Duration.ZERO));
+        TestProbe<Trajectory> answers = kit.createTestProbe(Trajectory.class);
+        TestProbe<WorkerProtocol.Receipt> receipts = kit.createTestProbe(WorkerProtocol.Receipt.class);
+        RunEpisode run = new RunEpisode("r1", "g", Task.of("t", "x"), spec, 0, answers.getRef()).withReceipts(receipts.getRef());
+        w.tell(run);
+        assertEquals(new WorkerProtocol.Accepted("r1", "pekko://swarm@10.0.0.7:2551"), receipts.receiveMessage());
+        w.tell(run); // sent again while it runs: acknowledged, not run twice
+        assertEquals(new WorkerProtocol.Accepted("r1", "pekko://swarm@10.0.0.7:2551"), receipts.receiveMessage());
+        assertEquals(StopReason.FINAL_ANSWER, answers.receiveMessage(Duration.ofSeconds(3)).stopReason());
+        answers.expectNoMessage(Duration.ofMillis(400));
+    }
+
+    @Test
+    void aHandOffDrainsRunningEpisodesThenGivesBackWhatIsLeft() {
+        // One episode finishes within the drain, one would take 5 s: it is given back, never answered.
+        Policy slowOrFast = new Policy() {
+            @Override
+            public CompletionStage<Completion> complete(CompletionRequest r) {
+                long delay = r.messages().get(1).content().contains("slow") ? 5_000 : 300;
+                return CompletableFuture.supplyAsync(() -> Completion.ofText("done", 10, 1),
+                        CompletableFuture.delayedExecutor(delay, TimeUnit.MILLISECONDS));
+            }
+
+            @Override
+            public TokenCounter tokenCounter() {
+                return text -> text.length() / 4;
+            }
+        };
+        var w = kit.spawn(RolloutWorker.create(new EpisodeServices(slowOrFast, ToolRegistry.of(new CalculatorTool())), 100, "n1",
+                () -> Duration.ofSeconds(1)));
+        TestProbe<Trajectory> answers = kit.createTestProbe(Trajectory.class);
+        TestProbe<WorkerProtocol.Receipt> receipts = kit.createTestProbe(WorkerProtocol.Receipt.class);
+        TestProbe<Object> watcher = kit.createTestProbe();
+        w.tell(new RunEpisode("fast", "g", Task.of("t", "fast"), spec, 0, answers.getRef()).withReceipts(receipts.getRef()));
+        w.tell(new RunEpisode("slow", "g", Task.of("t", "slow"), spec, 0, answers.getRef()).withReceipts(receipts.getRef()));
+        receipts.receiveSeveralMessages(2);
+        w.tell(RolloutWorker.Stop.INSTANCE);
+        w.tell(new RunEpisode("late", "g", Task.of("t", "fast"), spec, 0, answers.getRef()).withReceipts(receipts.getRef()));
+        assertEquals(new WorkerProtocol.Released("late", "the worker is handing off"), receipts.receiveMessage());
+        Trajectory fast = answers.receiveMessage(Duration.ofSeconds(2));
+        assertEquals("fast", fast.episodeId());
+        assertEquals(StopReason.FINAL_ANSWER, fast.stopReason(), "an episode that ends within the drain is answered as usual");
+        WorkerProtocol.Receipt slow = receipts.receiveMessage(Duration.ofSeconds(3));
+        assertTrue(slow instanceof WorkerProtocol.Released r && r.episodeId().equals("slow"), slow.toString());
+        watcher.expectTerminated(w, Duration.ofSeconds(2));
+        answers.expectNoMessage(Duration.ofMillis(300));
+    }
+
+    @Test
     void handOffCancelsRunningEpisodesSoEachIsAnswered() {
         var w = worker(5_000);
         TestProbe<Trajectory> probe = kit.createTestProbe(Trajectory.class);
@@ -115,7 +166,7 @@ class RolloutWorkerTest {
         w.tell(RolloutWorker.Stop.INSTANCE);
         for (Trajectory t : probe.receiveSeveralMessages(2, Duration.ofSeconds(3))) {
             assertEquals(StopReason.CANCELLED, t.stopReason());
-            assertTrue(t.error().contains("hand-off"), t.error());
+            assertTrue(t.error().contains("no other worker node") && t.error().contains("send the episode again"), t.error());
         }
         watcher.expectTerminated(w, Duration.ofSeconds(3));
     }

@@ -69,6 +69,9 @@ public final class EvalCommand implements Callable<Integer> {
     PolicyOptions policyOptions;
 
     @Mixin
+    JoinOption joinOption;
+
+    @Mixin
     JsonOption json;
 
     /** Suite names for the help text. */
@@ -90,15 +93,20 @@ public final class EvalCommand implements Callable<Integer> {
         boolean embedded = policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
         Noise oracleNoise = noise ? Noise.fromConfig(cfg.getConfig(SuiteCatalog.CONFIG_PATH + ".noise")) : Noise.NONE;
-        Policy given = policyOptions.oracle() ? new OraclePolicy(s, spec.format(), Evaluation.taskOfEpisode(drawn), oracleNoise) : embedded ? null : policyOptions.create(cfg);
-        String policyName = given != null ? given.describe() : "embedded";
+        org.apache.pekko.actor.Address join = joinOption.address();
+        if (join != null && (policyOptions.kind != null || policyOptions.script != null || policyOptions.endpoint != null)) {
+            throw new IllegalArgumentException("with --join the cluster's worker nodes bring the policy: give no --policy, --script or --endpoint");
+        }
+        Policy given = join != null ? null : policyOptions.oracle() ? new OraclePolicy(s, spec.format(), Evaluation.taskOfEpisode(drawn), oracleNoise) : embedded ? null : policyOptions.create(cfg);
+        String policyName = join != null ? "the workers' of " + join : given != null ? given.describe() : "embedded";
 
         Path dir = out != null ? out : Path.of("runs", "eval-" + suite + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
         Files.createDirectories(dir);
         Config nodeConfig = cfg;
         Evaluation.Result result = Evaluation.run(cfg, s, which, drawn, samples, inflight,
-                system -> given != null ? given : EmbeddedPolicy.spawn(system, nodeConfig), policyName, dir.resolve("trajectories.jsonl"));
+                system -> given != null ? given : EmbeddedPolicy.spawn(system, nodeConfig), policyName, dir.resolve("trajectories.jsonl"),
+                join);
         double seconds = result.seconds();
         List<EvalReport.Episode> episodes = result.episodes();
         EvalReport report = result.report();

@@ -71,6 +71,9 @@ public final class RunCommand implements Callable<Integer> {
     PolicyOptions policyOptions;
 
     @Mixin
+    JoinOption joinOption;
+
+    @Mixin
     JsonOption json;
 
     @Option(names = "--config", paramLabel = "FILE", description = "HOCON file overriding the defaults (agentswarm.episode…, agentswarm.policy…).")
@@ -101,9 +104,10 @@ public final class RunCommand implements Callable<Integer> {
         if (maxTurns != null) {
             spec = spec.withLimits(maxTurns, spec.tokenBudget(), spec.contextBudget(), spec.deadlineMillis(), spec.toolTimeoutMillis());
         }
-        boolean embedded = policyOptions.embedded();
+        org.apache.pekko.actor.Address join = joinedCluster();
+        boolean embedded = join == null && policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
-        Policy given = embedded ? null : policyOptions.create(cfg);
+        Policy given = embedded || join != null ? null : policyOptions.create(cfg);
         ToolRegistry nodeTools = EpisodeRuns.nodeTools(cfg);
         nodeTools.select(spec.tools()); // an unknown --tools name is bad input: say so before starting a node
         Task t = Task.of("task-1", task);
@@ -118,10 +122,10 @@ public final class RunCommand implements Callable<Integer> {
             ToolRegistry episodeTools = nodeTools;
             Config nodeConfig = cfg;
             Trajectory result;
-            try (SwarmNode node = SwarmNode.start(cfg, system -> {
+            try (SwarmNode node = SwarmNode.startOrJoin(cfg, system -> {
                 Policy policy = embedded ? EmbeddedPolicy.spawn(system, nodeConfig) : given;
                 return new EpisodeServices(recorder == null ? policy : recorder.wrap(policy), episodeTools);
-            }, null)) {
+            }, join)) {
                 result = EpisodeRuns.runAll(node, List.of(job), 1, x -> {}).get(0);
             }
             if (recorder != null) recorder.trajectory(result);
@@ -162,9 +166,11 @@ public final class RunCommand implements Callable<Integer> {
                     .path("task").asText();
         }
         if (task == null) throw new IllegalArgumentException("give the TASK to run (or --replay RUN_DIR)");
-        boolean embedded = recording == null && policyOptions.embedded();
+        org.apache.pekko.actor.Address join = joinedCluster();
+        if (join != null && recording != null) throw new IllegalArgumentException("--replay runs in this JVM: give no --join");
+        boolean embedded = recording == null && join == null && policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
-        Policy given = recording != null ? recording.policy() : embedded ? null : policyOptions.create(cfg);
+        Policy given = recording != null ? recording.policy() : embedded || join != null ? null : policyOptions.create(cfg);
         ToolRegistry nodeTools = recording != null ? recording.tools() : suite == null ? EpisodeRuns.nodeTools(cfg)
                 : EpisodeRuns.nodeTools(cfg, new Suites(List.of(SuiteCatalog.one(cfg, suite))));
         Set<String> subAgentTools = new TreeSet<>(tools == null ? nodeTools.names() : tools);
@@ -177,10 +183,10 @@ public final class RunCommand implements Callable<Integer> {
         Config nodeConfig = cfg;
         SwarmRun.Outcome outcome;
         SwarmView view = json.json ? SwarmView.lines(System.err) : SwarmView.onStderr();
-        try (SwarmNode node = SwarmNode.start(cfg, system -> {
+        try (SwarmNode node = SwarmNode.startOrJoin(cfg, system -> {
             Policy policy = embedded ? EmbeddedPolicy.spawn(system, nodeConfig) : given;
             return new EpisodeServices(recorder == null ? policy : recorder.wrap(policy), episodeTools);
-        }, null)) {
+        }, join)) {
             outcome = SwarmRun.run(node, settings, Task.of("task-1", task), dir, view);
         } finally {
             view.close();
@@ -218,6 +224,19 @@ public final class RunCommand implements Callable<Integer> {
         }
         rep.print(json.json);
         return exit;
+    }
+
+    /**
+     * The cluster given with --join, whose worker nodes bring the policy and tools (this JVM's
+     * policy options and recording would not reach them), or null.
+     */
+    private org.apache.pekko.actor.Address joinedCluster() {
+        org.apache.pekko.actor.Address join = joinOption.address();
+        if (join != null && (policyOptions.kind != null || policyOptions.script != null || policyOptions.endpoint != null)) {
+            throw new IllegalArgumentException("with --join the cluster's worker nodes bring the policy: give no --policy, --script or --endpoint");
+        }
+        if (join != null && record != null) throw new IllegalArgumentException("--record records this JVM's policy and tools: give no --join");
+        return join;
     }
 
     private static int firstDifference(List<?> a, List<?> b) {

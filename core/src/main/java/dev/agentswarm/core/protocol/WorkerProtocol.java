@@ -21,16 +21,46 @@ public final class WorkerProtocol {
      * Run one episode and reply to {@code replyTo} with its {@link Trajectory}, exactly once.
      * {@code policyVersionAtLeast} lets a coordinator refuse to sample with stale weights. {@code swarm}
      * is set when a swarm runs the episode: it answers the episode's {@code spawn_subagents} calls and
-     * hears its progress (null otherwise).
+     * hears its progress (null otherwise). {@code receipts}, when set, hears where the episode runs
+     * ({@link Accepted}) and when a worker gives it back unanswered ({@link Released}): what a
+     * requester needs to re-send at once when a node dies or hands its workers off.
      */
     public record RunEpisode(String episodeId, String groupId, Task task, EpisodeSpec spec, long policyVersionAtLeast,
-                             ActorRef<Trajectory> replyTo, ActorRef<SwarmProtocol.Command> swarm) implements Command {
+                             ActorRef<Trajectory> replyTo, ActorRef<SwarmProtocol.Command> swarm, ActorRef<Receipt> receipts)
+            implements Command {
+
+        public RunEpisode(String episodeId, String groupId, Task task, EpisodeSpec spec, long policyVersionAtLeast,
+                          ActorRef<Trajectory> replyTo, ActorRef<SwarmProtocol.Command> swarm) {
+            this(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, swarm, null);
+        }
 
         public RunEpisode(String episodeId, String groupId, Task task, EpisodeSpec spec, long policyVersionAtLeast,
                           ActorRef<Trajectory> replyTo) {
-            this(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, null);
+            this(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, null, null);
+        }
+
+        public RunEpisode withReceipts(ActorRef<Receipt> to) {
+            return new RunEpisode(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, swarm, to);
         }
     }
+
+    /** What a worker tells a requester about an episode besides its answer. */
+    public sealed interface Receipt extends CborSerializable permits Accepted, Released {
+        String episodeId();
+    }
+
+    /**
+     * The episode runs (or already ran) on the worker of cluster node {@code node} (its address);
+     * a re-sent duplicate is acknowledged again. If that node leaves the cluster before the answer
+     * comes, the episode is lost with it and must be sent again.
+     */
+    public record Accepted(String episodeId, String node) implements Receipt {}
+
+    /**
+     * The worker gave the episode back without an answer and will never send one (its shard is
+     * being handed to another node); send it again, under the same id.
+     */
+    public record Released(String episodeId, String reason) implements Receipt {}
 
     /** Stop a running episode; it replies with what it has, stop reason {@link StopReason#CANCELLED}. */
     public record CancelEpisode(String episodeId, String reason) implements Command {}

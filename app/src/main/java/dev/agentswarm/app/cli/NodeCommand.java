@@ -1,0 +1,114 @@
+package dev.agentswarm.app.cli;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValueFactory;
+import dev.agentswarm.app.ClusterLog;
+import dev.agentswarm.app.EpisodeRuns;
+import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.environments.SuiteCatalog;
+import dev.agentswarm.environments.Suites;
+import dev.agentswarm.testkit.ScriptedPolicy;
+import dev.agentswarm.workers.EmbeddedPolicy;
+import dev.agentswarm.workers.EpisodeServices;
+import dev.agentswarm.workers.WorkerRegion;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.typed.Props;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "node", mixinStandardHelpOptions = true,
+        description = {"Start a long-running cluster member that serves until stopped (SIGTERM leaves the cluster cleanly,",
+                "handing its workers to the other nodes after they drain). The first node needs no --seed; the others join it.",
+                "A worker node runs episodes with its own policy (the embedded model unless --endpoint or --script) and tools.",
+                "  swarm node --roles worker --port 2551",
+                "  swarm node --roles worker --seed pekko://swarm@127.0.0.1:2551",
+                "  swarm eval --suite arithmetic --join pekko://swarm@127.0.0.1:2551"})
+public final class NodeCommand implements Callable<Integer> {
+
+    static final Set<String> ROLES = Set.of(SwarmNode.ORCHESTRATOR_ROLE, WorkerRegion.ROLE, SwarmNode.LEARNER_ROLE);
+
+    /** The first port of a cluster whose first node is started without --port: the one others name as --seed. */
+    static final int DEFAULT_SEED_PORT = 2551;
+
+    @Option(names = "--roles", split = ",", defaultValue = "worker",
+            description = "What this node does: worker, learner, orchestrator, or several (default ${DEFAULT-VALUE}).")
+    List<String> roles;
+
+    @Option(names = "--seed", paramLabel = "pekko://swarm@HOST:PORT", description = "A running node to join (none: start a new cluster).")
+    String seed;
+
+    @Option(names = "--port", description = "The port this node listens on (default " + DEFAULT_SEED_PORT
+            + " for the first node, any free port with --seed).")
+    Integer port;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1",
+            description = "The address other nodes reach this one at (default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "HOCON file overriding the defaults (e.g. conf/cluster-tls.conf).")
+    Path config;
+
+    @Option(names = "--latency-ms", defaultValue = "0",
+            description = "With --script: each reply waits this long, holding no thread, as a remote model would (default ${DEFAULT-VALUE}).")
+    long latencyMs;
+
+    @Mixin
+    PolicyOptions policyOptions;
+
+    @Override
+    public Integer call() throws Exception {
+        Set<String> wanted = new LinkedHashSet<>(roles);
+        for (String r : wanted) {
+            if (!ROLES.contains(r)) throw new IllegalArgumentException("unknown role '" + r + "' (known: orchestrator, worker, learner)");
+        }
+        if (latencyMs < 0) throw new IllegalArgumentException("--latency-ms must be >= 0");
+        Address seedAddress = seed == null ? null : SwarmNode.parseAddress(seed);
+        Config cfg = SwarmNode.loadConfig(config)
+                .withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.copyOf(wanted)))
+                .withValue("pekko.remote.artery.canonical.hostname", ConfigValueFactory.fromAnyRef(host))
+                .withValue("pekko.remote.artery.canonical.port",
+                        ConfigValueFactory.fromAnyRef(port != null ? port : seed == null ? DEFAULT_SEED_PORT : 0));
+        boolean worker = wanted.contains(WorkerRegion.ROLE);
+        PrintStream out = System.out;
+        String[] policyName = {"none"};
+        Config nodeConfig = cfg;
+        SwarmNode node = SwarmNode.start(cfg, system -> {
+            Policy policy = policy(system, nodeConfig);
+            policyName[0] = policy.describe();
+            Suites suites = SuiteCatalog.fromConfig(nodeConfig);
+            return new EpisodeServices(policy, EpisodeRuns.nodeTools(nodeConfig, suites), suites);
+        }, seedAddress);
+        node.system().systemActorOf(ClusterLog.create(line -> {
+            out.println(line);
+            out.flush();
+        }), "cluster-log", Props.empty());
+        out.println("node up: " + node.address() + " roles " + List.copyOf(wanted) + (worker ? " policy " + policyName[0] : "")
+                + (seed == null ? " (a new cluster: others join with --seed " + node.address() + ")" : ""));
+        out.flush();
+        node.system().getWhenTerminated().toCompletableFuture().join();
+        out.println("node stopped: " + node.address());
+        out.flush();
+        return 0;
+    }
+
+    private Policy policy(org.apache.pekko.actor.typed.ActorSystem<Void> system, Config cfg) {
+        if (policyOptions.oracle()) throw new IllegalArgumentException("--policy oracle belongs to swarm eval, not to a node");
+        boolean scripted = policyOptions.script != null;
+        if (latencyMs > 0 && !scripted) throw new IllegalArgumentException("--latency-ms applies to a --script policy");
+        if (policyOptions.endpoint != null || scripted) {
+            Policy p = policyOptions.create(cfg);
+            return scripted && latencyMs > 0 && p instanceof ScriptedPolicy s ? s.withLatency(Duration.ofMillis(latencyMs)) : p;
+        }
+        // The default policy of a worker node is the embedded model.
+        return EmbeddedPolicy.spawn(system, policyOptions.embeddedConfig(cfg));
+    }
+}

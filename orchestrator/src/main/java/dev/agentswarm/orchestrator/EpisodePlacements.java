@@ -1,0 +1,95 @@
+package dev.agentswarm.orchestrator;
+
+import dev.agentswarm.core.protocol.WorkerProtocol;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Where a requester's in-flight episodes run, from the workers' receipts: which node accepted each
+ * one, and which no worker has acknowledged yet. With it a requester re-sends at once what a node
+ * that left the cluster was running, and re-sends what went unacknowledged for too long (a message
+ * routed to a node that was dying, a region still moving its shards). No mailbox: the requester's
+ * actor calls it.
+ */
+public final class EpisodePlacements {
+
+    /**
+     * How soon an episode re-sent because its node left must be acknowledged. Sharding learns of the
+     * removal a moment after the requester may, so the first re-send can still go to the dead node's
+     * region and vanish; the second, this much later, finds the workers' new home.
+     */
+    public static final long LOST_RESEND_ACK_MILLIS = 2000;
+
+    private final Map<String, String> nodeOf = new HashMap<>();
+    /** Sent and not yet acknowledged, with the time by which a receipt is due. Few: workers acknowledge at once. */
+    private final Map<String, Long> unacknowledged = new HashMap<>();
+
+    /** The episode was sent (again): it waits for a worker's receipt until {@code dueMillis}. */
+    public void sent(String episodeId, long dueMillis) {
+        nodeOf.remove(episodeId);
+        unacknowledged.put(episodeId, dueMillis);
+    }
+
+    /** A worker on {@code node} accepted it; ignored for an episode no longer tracked (answered already). */
+    public void accepted(String episodeId, String node) {
+        if (unacknowledged.remove(episodeId) != null || nodeOf.containsKey(episodeId)) nodeOf.put(episodeId, node);
+    }
+
+    /**
+     * Records a worker's receipt; returns the id to send again for a {@link WorkerProtocol.Released}
+     * episode, null for an {@link WorkerProtocol.Accepted} one.
+     */
+    public String receipt(WorkerProtocol.Receipt receipt) {
+        if (receipt instanceof WorkerProtocol.Accepted a) {
+            accepted(a.episodeId(), a.node());
+            return null;
+        }
+        return receipt.episodeId();
+    }
+
+    /** Answered, given up or cancelled: no longer tracked. */
+    public void forget(String episodeId) {
+        nodeOf.remove(episodeId);
+        unacknowledged.remove(episodeId);
+    }
+
+    /** The episodes that ran on {@code node}, which left the cluster; they are no longer placed and must be sent again. */
+    public List<String> lostWith(String node) {
+        List<String> lost = new ArrayList<>();
+        for (Iterator<Map.Entry<String, String>> it = nodeOf.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<String, String> e = it.next();
+            if (e.getValue().equals(node)) {
+                lost.add(e.getKey());
+                it.remove();
+            }
+        }
+        return lost;
+    }
+
+    /** Episodes whose receipt was due by {@code nowMillis} and never came. */
+    public List<String> unacknowledged(long nowMillis) {
+        List<String> out = new ArrayList<>();
+        for (Map.Entry<String, Long> e : unacknowledged.entrySet()) if (e.getValue() <= nowMillis) out.add(e.getKey());
+        return out;
+    }
+
+    /** The same, saying on {@code log} how many episodes the node took with it. */
+    public List<String> lostWith(String node, org.slf4j.Logger log) {
+        List<String> lost = lostWith(node);
+        if (!lost.isEmpty()) log.warn("node {} left the cluster with {} episodes: sending them again", node, lost.size());
+        return lost;
+    }
+
+    /** The node an episode was accepted on, or null. */
+    public String nodeOf(String episodeId) {
+        return nodeOf.get(episodeId);
+    }
+
+    /** Episodes tracked, acknowledged or not. */
+    public int size() {
+        return nodeOf.size() + unacknowledged.size();
+    }
+}
