@@ -7,7 +7,7 @@ import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.LearnerProtocol;
-import dev.agentswarm.core.protocol.PolicyWeights;
+import dev.agentswarm.core.protocol.WeightsProtocol;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.environments.Split;
@@ -15,6 +15,7 @@ import dev.agentswarm.environments.Suite;
 import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.environments.Suites;
 import dev.agentswarm.learner.Learner;
+import dev.agentswarm.learner.WeightsSource;
 import dev.agentswarm.learner.sft.Checkpoints;
 import dev.agentswarm.learner.rl.GrpoSettings;
 import dev.agentswarm.learner.rl.GrpoTrainer;
@@ -40,12 +41,13 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
-import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
  * One GRPO training run on a one-node cluster: the embedded policy serves the episodes of a suite's
  * train split, the rollout coordinator hands complete groups to the learner, and the learner's
- * weights reach the policy server over the {@link PolicyWeights#TOPIC} topic while sampling goes on.
+ * weights reach the policy server while sampling goes on: the learner hands them to the node's
+ * {@link WeightsSource}, which announces them on the {@link WeightsProtocol#TOPIC} topic, and each
+ * node's weights fetcher pulls them in chunks.
  * The run folder gets {@code trajectories.jsonl} and {@code metrics.jsonl}.
  */
 public final class Training {
@@ -120,8 +122,7 @@ public final class Training {
              ProgressBar bar = EpisodeRuns.progressBar("training steps", settings.steps())) {
             bar.stepTo(startStep);
             ActorSystem<Void> system = node.system();
-            ActorRef<Topic.Command<PolicyWeights>> weights = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
-                    "policy-weights-publisher", Props.empty());
+            ActorRef<WeightsProtocol.SourceCommand> weights = WeightsSource.spawn(system);
             ActorRef<LearnerProtocol.Command> learner = system.systemActorOf(Learner.create(() -> {
                 EmbeddedModel model = EmbeddedModel.fromConfig(runConfig); // the learner's own copy, the same start as the server's
                 system.getWhenTerminated().thenRun(model::close);

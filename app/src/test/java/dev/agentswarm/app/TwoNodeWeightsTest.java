@@ -8,63 +8,125 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.protocol.CompletionRequest;
 import dev.agentswarm.core.protocol.Message;
-import dev.agentswarm.core.protocol.PolicyWeights;
 import dev.agentswarm.core.protocol.SamplingParams;
+import dev.agentswarm.core.protocol.WeightsProtocol;
+import dev.agentswarm.learner.WeightsSource;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.ModelConfig;
 import dev.agentswarm.policy.model.ModelWeights;
-import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.testkit.ScriptedPolicy;
+import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
+import dev.agentswarm.workers.WeightsFetcher;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.pubsub.Topic;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
- * Weights published on one node reach the policy server of another: the policy-weights topic's hop
- * between nodes goes on Artery's large-message lane, since even the tiny model's safetensors are
- * larger than an ordinary frame (256 KiB).
+ * Weights published on the learner's node are served on other nodes, whatever their size: here the
+ * large-message lane's frame is 1 MiB and the {@code small} model's safetensors are 13 MB, so they
+ * can only cross as chunks (512 KiB). Every message goes through CBOR ({@code serialize-messages}).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TwoNodeWeightsTest {
 
-    @Test
-    void weightsPublishedOnTheLearnersNodeAreServedOnAWorkersNode() throws Exception {
-        Config cfg = ConfigFactory.parseString("agentswarm.policy.embedded.model { preset = tiny, context = 256 }")
-                .withFallback(SwarmNode.loadConfig(null));
-        byte[] weights;
-        try (NDManager m = NDManager.newBaseManager()) {
-            weights = ModelWeights.export(CausalLm.create(ModelConfig.preset("tiny").withContext(256), m, 5), 7);
+    private static final Config CFG = ConfigFactory.parseString("""
+            pekko.actor.serialize-messages = on
+            pekko.remote.artery.advanced.maximum-large-frame-size = 1 MiB
+            agentswarm.weights.chunk-size = 512 KiB
+            agentswarm.policy.embedded.model { preset = small }
+            """).withFallback(SwarmNode.loadConfig(null));
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final CompletionRequest ASK = new CompletionRequest("e", 0, List.of(Message.user("hi")), List.of(), "auto",
+            new SamplingParams(1.0, 1.0, 0, 2, List.of(), 1L));
+
+    private NDManager manager;
+    private CausalLm trained; // stands for the learner's model: each version is its weights under a new number
+    private SwarmNode learner;
+    private Worker worker;
+    private ActorRef<WeightsProtocol.SourceCommand> source;
+    private long version;
+
+    /** A worker node and its embedded policy, whose fetcher follows the learner's weights. */
+    private record Worker(SwarmNode node, EmbeddedPolicy policy) implements AutoCloseable {
+        @Override
+        public void close() {
+            node.close();
         }
-        assertTrue(weights.length > 256 * 1024, "past an ordinary frame: " + weights.length + " bytes");
-        AtomicReference<EmbeddedPolicy> worker = new AtomicReference<>();
-        try (SwarmNode learner = SwarmNode.start(cfg, new EpisodeServices(ScriptedPolicy.replies("done"), EpisodeRuns.builtInTools()), null);
-             SwarmNode workers = SwarmNode.start(cfg, system -> {
-                 worker.set(EmbeddedPolicy.spawn(system, cfg));
-                 return new EpisodeServices(worker.get(), EpisodeRuns.builtInTools());
-             }, learner.address())) {
-            ActorRef<Topic.Command<PolicyWeights>> publisher = learner.system().systemActorOf(
-                    Topic.create(PolicyWeights.class, PolicyWeights.TOPIC), "policy-weights-publisher", Props.empty());
-            TestProbe<Topic.TopicStats> stats = TestProbe.create(learner.system());
-            stats.awaitAssert(Duration.ofSeconds(20), () -> {
-                publisher.tell(Topic.getTopicStats(stats.getRef()));
-                assertEquals(1, stats.receiveMessage().topicInstanceCount(), "the worker node's topic is known");
-                return null;
-            });
-            publisher.tell(Topic.publish(new PolicyWeights(7, weights)));
-            CompletionRequest ask = new CompletionRequest("e", 0, List.of(Message.user("hi")), List.of(), "auto",
-                    new SamplingParams(1.0, 1.0, 0, 2, List.of(), 1L));
-            TestProbe<Object> waiting = TestProbe.create(workers.system());
-            waiting.awaitAssert(Duration.ofSeconds(20), () -> {
-                long served = worker.get().complete(ask).toCompletableFuture().get(10, TimeUnit.SECONDS).policyVersion();
-                assertEquals(7, served, "the worker node serves the published version");
-                return null;
-            });
+    }
+
+    @BeforeAll
+    void start() throws Exception {
+        manager = NDManager.newBaseManager();
+        trained = CausalLm.create(ModelConfig.preset("small"), manager, 5);
+        learner = SwarmNode.start(CFG, new EpisodeServices(ScriptedPolicy.replies("done"), EpisodeRuns.builtInTools()), null);
+        source = WeightsSource.spawn(learner.system());
+        worker = worker();
+    }
+
+    @AfterAll
+    void stop() {
+        if (worker != null) worker.close();
+        if (learner != null) learner.close();
+        if (manager != null) manager.close();
+    }
+
+    private Worker worker() throws Exception {
+        AtomicReference<EmbeddedPolicy> policy = new AtomicReference<>();
+        SwarmNode node = SwarmNode.start(CFG, system -> {
+            policy.set(EmbeddedPolicy.spawn(system, CFG));
+            return new EpisodeServices(policy.get(), EpisodeRuns.builtInTools());
+        }, learner.address());
+        return new Worker(node, policy.get());
+    }
+
+    private byte[] publish(long v) {
+        byte[] bytes = ModelWeights.export(trained, v);
+        source.tell(new WeightsSource.Publish(v, bytes, null));
+        return bytes;
+    }
+
+    private static long servedVersion(EmbeddedPolicy policy) throws Exception {
+        return policy.complete(ASK).toCompletableFuture().get(10, TimeUnit.SECONDS).policyVersion();
+    }
+
+    @Test
+    void aModelLargerThanTheLargeFrameIsServedOnTheOtherNode() throws Exception {
+        long v = ++version;
+        byte[] bytes = publish(v);
+        assertTrue(bytes.length > 8 * (1 << 20), "many frames' worth: " + bytes.length + " bytes");
+        WeightsFetcher.Serving s = WeightsFetcher.awaitVersion(worker.policy().weights(), v, WAIT, worker.node().system().scheduler())
+                .toCompletableFuture().get();
+        assertEquals(v, s.version());
+        assertEquals(v, servedVersion(worker.policy()), "completions come from the published version");
+    }
+
+    @Test
+    void twoVersionsInQuickSuccessionEndWithTheNewestServed() throws Exception {
+        long first = ++version;
+        long second = ++version;
+        publish(first);
+        publish(second);
+        assertEquals(second, WeightsFetcher.awaitVersion(worker.policy().weights(), second, WAIT, worker.node().system().scheduler())
+                .toCompletableFuture().get().version());
+        assertEquals(second, servedVersion(worker.policy()));
+    }
+
+    @Test
+    void aNodeThatJoinsAfterThePublicationFetchesTheCurrentWeightsBeforeItWorks() throws Exception {
+        long v = ++version;
+        publish(v);
+        try (Worker late = worker()) {
+            WeightsFetcher.Serving s = WeightsFetcher.awaitCurrent(late.policy().weights(), WAIT, late.node().system().scheduler())
+                    .toCompletableFuture().get();
+            assertEquals(v, s.version(), "caught up without a new publication");
+            assertEquals(v, servedVersion(late.policy()));
         }
     }
 }

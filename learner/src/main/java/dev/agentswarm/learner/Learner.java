@@ -5,7 +5,7 @@ import dev.agentswarm.core.protocol.LearnerProtocol.BatchTrained;
 import dev.agentswarm.core.protocol.LearnerProtocol.Checkpoint;
 import dev.agentswarm.core.protocol.LearnerProtocol.Checkpointed;
 import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
-import dev.agentswarm.core.protocol.PolicyWeights;
+import dev.agentswarm.core.protocol.WeightsProtocol;
 import dev.agentswarm.learner.rl.GrpoTrainer;
 import java.nio.file.Path;
 import java.util.Map;
@@ -17,12 +17,11 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
  * Improves the policy: each {@link TrainBatch} of finished groups is one GRPO update, after which the
- * new weights are published on the {@link PolicyWeights#TOPIC} topic for every policy server and
- * the requester is told the step, the version and the metrics. A batch that cannot be trained on
+ * new weights are handed to the node's {@link WeightsSource}, which announces them and lets every
+ * node's policy server pull them, and the requester is told the step, the version and the metrics. A batch that cannot be trained on
  * (malformed trajectories) is answered with the error and changes nothing. Spawn it on its own
  * dispatcher ({@code agentswarm.learner-dispatcher}, one thread): DJL training blocks.
  */
@@ -32,16 +31,19 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
     public record Checkpointing(Path runDir, int every) {}
 
     private final GrpoTrainer trainer;
-    private final ActorRef<Topic.Command<PolicyWeights>> weights;
+    private final ActorRef<WeightsProtocol.SourceCommand> weights;
     private final Checkpointing checkpointing;
 
-    /** @param trainer made on the learner's own thread, at start */
-    public static Behavior<LearnerProtocol.Command> create(Supplier<GrpoTrainer> trainer, ActorRef<Topic.Command<PolicyWeights>> weights,
+    /**
+     * @param trainer made on the learner's own thread, at start
+     * @param weights the {@link WeightsSource} on this node, which each update's weights are handed to
+     */
+    public static Behavior<LearnerProtocol.Command> create(Supplier<GrpoTrainer> trainer, ActorRef<WeightsProtocol.SourceCommand> weights,
                                                            Checkpointing checkpointing) {
         return Behaviors.setup(ctx -> new Learner(ctx, trainer.get(), weights, checkpointing));
     }
 
-    private Learner(ActorContext<LearnerProtocol.Command> context, GrpoTrainer trainer, ActorRef<Topic.Command<PolicyWeights>> weights,
+    private Learner(ActorContext<LearnerProtocol.Command> context, GrpoTrainer trainer, ActorRef<WeightsProtocol.SourceCommand> weights,
                     Checkpointing checkpointing) {
         super(context);
         this.trainer = trainer;
@@ -71,7 +73,7 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
             return this;
         }
         if (r.weights() != null) {
-            weights.tell(Topic.publish(new PolicyWeights(r.version(), r.weights())));
+            weights.tell(new WeightsSource.Publish(r.version(), r.weights(), null));
             // A failed periodic checkpoint is logged, not fatal: the update stands and the next checkpoint tries again.
             if (checkpointing.runDir() != null && checkpointing.every() > 0 && r.step() % checkpointing.every() == 0) write(t.dataCursor());
         }

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
 import dev.agentswarm.core.protocol.Message;
-import dev.agentswarm.core.protocol.PolicyWeights;
+import dev.agentswarm.core.protocol.WeightsProtocol;
 import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.StopReason;
@@ -44,12 +44,11 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.DispatcherSelector;
-import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** The learner actor: an update per batch, its weights on the topic, refusals that change nothing. */
+/** The learner actor: an update per batch, its weights handed to the weights source, refusals that change nothing. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LearnerTest {
 
@@ -85,22 +84,14 @@ class LearnerTest {
 
     @Test
     void eachUpdatePublishesTheNextVersionAndReportsItsMetrics(@TempDir Path runDir) throws Exception {
-        ActorRef<Topic.Command<PolicyWeights>> topic = kit.spawn(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC), "weights-1");
-        TestProbe<PolicyWeights> server = kit.createTestProbe(PolicyWeights.class);
-        topic.tell(Topic.subscribe(server.getRef()));
-        TestProbe<Topic.TopicStats> stats = kit.createTestProbe(Topic.TopicStats.class);
-        stats.awaitAssert(() -> {
-            topic.tell(Topic.getTopicStats(stats.getRef()));
-            assertEquals(1, stats.receiveMessage().localSubscriberCount());
-            return null;
-        });
+        TestProbe<WeightsProtocol.SourceCommand> source = kit.createTestProbe(WeightsProtocol.SourceCommand.class);
         GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")
                 .withFallback(ConfigFactory.load()), 16);
         ActorRef<LearnerProtocol.Command> learner = kit.spawn(Learner.create(() -> {
             NDManager root = NDManager.newBaseManager();
             CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
             return new GrpoTrainer(model, root, settings, TEMPLATE, 0);
-        }, topic, new Learner.Checkpointing(runDir, 2)), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+        }, source.getRef(), new Learner.Checkpointing(runDir, 2)), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
 
         TestProbe<BatchTrained> replies = kit.createTestProbe(BatchTrained.class);
         learner.tell(new TrainBatch(0, groups(false, true), 0, replies.getRef()));
@@ -113,9 +104,9 @@ class LearnerTest {
         assertTrue(first.metrics().get("grad_norm") > 0);
         double entropy = first.metrics().get("entropy");
         assertTrue(entropy > 0 && entropy <= Math.log(ModelConfig.preset("tiny").vocab()), "entropy " + entropy);
-        PolicyWeights w = server.receiveMessage(Duration.ofSeconds(10));
+        WeightsSource.Publish w = source.expectMessageClass(WeightsSource.Publish.class, Duration.ofSeconds(10));
         assertEquals(1, w.version());
-        assertEquals(1, ModelWeights.versionOf(SafetensorsFile.decode(w.safetensors())), "the version travels in the file too");
+        assertEquals(1, ModelWeights.versionOf(SafetensorsFile.decode(w.bytes())), "the version travels in the file too");
 
         learner.tell(new TrainBatch(0, groups(false, false), 0, replies.getRef()));
         BatchTrained refused = replies.receiveMessage(Duration.ofSeconds(30));
@@ -127,11 +118,11 @@ class LearnerTest {
         assertFalse(nothing.published(), "every group scored the same: dynamic sampling drops them all");
         assertEquals(2, nothing.metrics().get("groups_dropped"), 1e-9);
         assertEquals(1, nothing.version());
-        server.expectNoMessage(Duration.ofMillis(300));
+        source.expectNoMessage(Duration.ofMillis(300));
 
         learner.tell(new TrainBatch(0, groups(false, true), 0, replies.getRef()));
         assertEquals(2, replies.receiveMessage(Duration.ofSeconds(30)).version());
-        assertEquals(2, server.receiveMessage(Duration.ofSeconds(10)).version());
+        assertEquals(2, source.expectMessageClass(WeightsSource.Publish.class, Duration.ofSeconds(10)).version());
 
         // Every second update is checkpointed, with the sender's data cursor; a checkpoint can also be asked for.
         Path second = Checkpoints.latest(runDir).orElseThrow();

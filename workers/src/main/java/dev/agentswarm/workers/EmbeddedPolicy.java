@@ -19,9 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.pubsub.Topic;
-import dev.agentswarm.core.protocol.PolicyWeights;
+import dev.agentswarm.core.protocol.WeightsProtocol;
 import org.apache.pekko.actor.typed.Scheduler;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
@@ -40,9 +38,17 @@ public final class EmbeddedPolicy implements Policy {
     private final String description;
     private final int[] stopIds;
     private final AtomicLong requestIds = new AtomicLong();
+    private final ActorRef<WeightsProtocol.FetcherCommand> weights;
 
     public EmbeddedPolicy(ActorRef<PolicyServer.Command> server, ChatTemplate template, Scheduler scheduler,
                           Duration timeout, String description) {
+        this(server, template, scheduler, timeout, description, null);
+    }
+
+    /** @param weights the node's {@link WeightsFetcher} feeding {@code server}, or null when none does */
+    public EmbeddedPolicy(ActorRef<PolicyServer.Command> server, ChatTemplate template, Scheduler scheduler,
+                          Duration timeout, String description, ActorRef<WeightsProtocol.FetcherCommand> weights) {
+        this.weights = weights;
         this.server = server;
         this.template = template;
         this.scheduler = scheduler;
@@ -84,22 +90,29 @@ public final class EmbeddedPolicy implements Policy {
 
     /**
      * Loads the embedded model from {@code agentswarm.policy.embedded}, spawns the node's policy server
-     * on its dispatcher, subscribed to the {@link PolicyWeights#TOPIC} topic, and returns the policy
-     * that talks to it. The model is freed when the actor
-     * system terminates.
+     * on its dispatcher and the node's {@link WeightsFetcher}, which keeps the server on the newest
+     * weights the learner published, and returns the policy that talks to the server. The model is
+     * freed when the actor system terminates.
      */
     public static EmbeddedPolicy spawn(ActorSystem<?> system, Config config) {
         EmbeddedModel model = EmbeddedModel.fromConfig(config);
         GeneratorSettings settings = GeneratorSettings.fromConfig(config);
-        // The server follows the weights the learner publishes, wherever it runs (the topic spans the cluster).
-        ActorRef<Topic.Command<PolicyWeights>> weights = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
-                "policy-weights-subscriber", Props.empty());
-        ActorRef<PolicyServer.Command> server = system.systemActorOf(PolicyServer.create(() -> model.newGenerator(settings), weights),
+        ActorRef<PolicyServer.Command> server = system.systemActorOf(PolicyServer.create(() -> model.newGenerator(settings)),
                 "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
         system.getWhenTerminated().thenRun(model::close);
+        // The server follows the weights the learner publishes, wherever it runs: the fetcher pulls them.
+        ActorRef<WeightsProtocol.FetcherCommand> weights = WeightsFetcher.spawn(system, config, server, model.version());
         Duration timeout = config.getDuration(EmbeddedModel.CONFIG_PATH + ".request-timeout");
         return new EmbeddedPolicy(server, model.template(), system.scheduler(), timeout,
-                model.describe() + " v" + model.version());
+                model.describe() + " v" + model.version(), weights);
+    }
+
+    /**
+     * The node's {@link WeightsFetcher} (null when this policy was built without one): gate work on
+     * {@link WeightsFetcher#awaitCurrent} or {@link WeightsFetcher#awaitVersion} with it.
+     */
+    public ActorRef<WeightsProtocol.FetcherCommand> weights() {
+        return weights;
     }
 
     static Completion completionOf(Generation g) {

@@ -1,7 +1,6 @@
 package dev.agentswarm.workers;
 
 import dev.agentswarm.core.CborSerializable;
-import dev.agentswarm.core.protocol.PolicyWeights;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.policy.embedded.BatchGenerator;
 import dev.agentswarm.policy.embedded.Generation;
@@ -18,7 +17,6 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
  * The node's embedded model: serves the completion requests of every episode on the node with
@@ -39,15 +37,15 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
     /** Stop generating for a request whose answer is no longer wanted; no reply is sent for it. */
     public record Cancel(long requestId) implements Command {}
 
-    /** Swap in new weights (safetensors, version in the metadata) before the next decode step. */
+    /**
+     * Swap in new weights (safetensors, version in the metadata) before the next decode step; the
+     * node's {@link WeightsFetcher} sends them, whole and checked.
+     */
     public record LoadWeights(byte[] safetensors, ActorRef<WeightsLoaded> replyTo) implements Command {}
 
     public record GetStats(ActorRef<BatchGenerator.Stats> replyTo) implements Command {}
 
     private enum Step implements Command, NoSerializationVerificationNeeded { INSTANCE }
-
-    /** Weights the learner published on the topic (local: the topic delivers them here). */
-    private record Published(PolicyWeights weights) implements Command, NoSerializationVerificationNeeded {}
 
     public sealed interface Reply extends CborSerializable {}
 
@@ -68,14 +66,6 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
         return Behaviors.setup(ctx -> new PolicyServer(ctx, generator.get()));
     }
 
-    /** The same, also serving the weights published on {@code weights} (the {@link PolicyWeights#TOPIC} topic). */
-    public static Behavior<Command> create(Supplier<BatchGenerator> generator, ActorRef<Topic.Command<PolicyWeights>> weights) {
-        return Behaviors.setup(ctx -> {
-            weights.tell(Topic.subscribe(ctx.messageAdapter(PolicyWeights.class, Published::new)));
-            return new PolicyServer(ctx, generator.get());
-        });
-    }
-
     private PolicyServer(ActorContext<Command> context, BatchGenerator generator) {
         super(context);
         this.generator = generator;
@@ -87,7 +77,6 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
                 .onMessage(Generate.class, this::onGenerate)
                 .onMessage(Cancel.class, this::onCancel)
                 .onMessage(LoadWeights.class, this::onLoadWeights)
-                .onMessage(Published.class, this::onPublished)
                 .onMessage(GetStats.class, this::onGetStats)
                 .onMessageEquals(Step.INSTANCE, this::onStep)
                 .onSignal(PostStop.class, signal -> onStop())
@@ -125,14 +114,6 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
             if (w.replyTo() != null) w.replyTo().tell(new WeightsLoaded(generator.version(), e.getMessage()));
         }
         return this;
-    }
-
-    private Behavior<Command> onPublished(Published p) {
-        if (p.weights().version() <= generator.version()) {
-            getContext().getLog().debug("ignored policy weights version {}: serving {}", p.weights().version(), generator.version());
-            return this;
-        }
-        return onLoadWeights(new LoadWeights(p.weights().safetensors(), null));
     }
 
     private Behavior<Command> onGetStats(GetStats s) {

@@ -38,8 +38,6 @@ import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.DispatcherSelector;
-import org.apache.pekko.actor.typed.pubsub.Topic;
-import dev.agentswarm.core.protocol.PolicyWeights;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -155,40 +153,6 @@ class PolicyServerTest {
         assertTrue(bad.error().contains("not a safetensors file"), bad.error());
         assertEquals(5, bad.version(), "still serving version 5");
         assertEquals(5, policy.complete(ask("still", 4, 1)).toCompletableFuture().get(30, TimeUnit.SECONDS).policyVersion());
-    }
-
-    @Test
-    void weightsPublishedOnTheTopicAreServedAndOlderOnesIgnored() throws Exception {
-        ActorRef<Topic.Command<PolicyWeights>> topic = kit.spawn(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC), "weights-topic");
-        ActorRef<PolicyServer.Command> server = kit.spawn(PolicyServer.create(() -> model.newGenerator(new GeneratorSettings(4, 16, 4096, 1)),
-                topic), "subscribed-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
-        TestProbe<BatchGenerator.Stats> stats = kit.createTestProbe();
-        server.tell(new PolicyServer.GetStats(stats.getRef()));
-        long now = stats.receiveMessage().version(); // the model is shared with the other tests
-        TestProbe<Topic.TopicStats> subscribers = kit.createTestProbe();
-        subscribers.awaitAssert(() -> {
-            topic.tell(Topic.getTopicStats(subscribers.getRef()));
-            assertEquals(1, subscribers.receiveMessage().localSubscriberCount());
-            return null;
-        });
-        byte[] newer;
-        byte[] older;
-        try (NDManager m = NDManager.newBaseManager()) {
-            newer = ModelWeights.export(CausalLm.create(TINY, m, 43), now + 2);
-            older = ModelWeights.export(CausalLm.create(TINY, m, 44), now + 1);
-        }
-        topic.tell(Topic.publish(new PolicyWeights(now + 2, newer)));
-        stats.awaitAssert(() -> {
-            server.tell(new PolicyServer.GetStats(stats.getRef()));
-            assertEquals(now + 2, stats.receiveMessage().version());
-            return null;
-        });
-        assertEquals(now + 2, policy(server).complete(ask("which version?", 4, 1)).toCompletableFuture().get(30, TimeUnit.SECONDS)
-                .policyVersion(), "completions say the version that produced them");
-        topic.tell(Topic.publish(new PolicyWeights(now + 1, older)));
-        Thread.sleep(300);
-        server.tell(new PolicyServer.GetStats(stats.getRef()));
-        assertEquals(now + 2, stats.receiveMessage().version(), "a late, older version is not served");
     }
 
     @Test

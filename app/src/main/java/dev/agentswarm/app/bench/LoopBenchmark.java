@@ -9,7 +9,9 @@ import dev.agentswarm.app.Training;
 import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.testkit.ScriptedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
-import dev.agentswarm.core.protocol.PolicyWeights;
+import dev.agentswarm.core.protocol.WeightsProtocol;
+import dev.agentswarm.learner.WeightsSource;
+import dev.agentswarm.workers.WeightsFetcher;
 import dev.agentswarm.policy.embedded.BatchGenerator;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.policy.embedded.GeneratorSettings;
@@ -28,10 +30,8 @@ import java.util.function.Consumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
-import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.pubsub.Topic;
 
 /**
  * The learner's loop figures: how long new weights take from {@code publish} to a policy server
@@ -49,7 +49,7 @@ public final class LoopBenchmark {
                 "pekko.actor.provider = local\npekko.loglevel = WARNING").withFallback(ConfigFactory.load()));
         try (EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 1)) {
             ActorRef<PolicyServer.Command> server = serve(system, model);
-            Swaps timed = timeSwaps(system, server, publisher(system), shape, swaps);
+            Swaps timed = timeSwaps(system, server, WeightsSource.spawn(system), shape, swaps);
             log.accept(String.format("weight swap (%s): median %.1f ms over %d", preset, SftBenchmark.median(timed.sortedMs()), swaps));
             return timed.figures("weight_swap");
         } finally {
@@ -60,7 +60,8 @@ public final class LoopBenchmark {
 
     /**
      * The same with the policy server on a second node of a two-node cluster on 127.0.0.1: the
-     * weights cross Artery's large-message lane, as they do from a learner to another machine's workers.
+     * weights are pulled in chunks over Artery's large-message lane, as they are from a learner to
+     * another machine's workers.
      */
     public static Map<String, Object> weightSwapAcrossNodes(String preset, int swaps, Consumer<String> log) throws Exception {
         ModelConfig shape = ModelConfig.preset(preset);
@@ -70,23 +71,22 @@ public final class LoopBenchmark {
              SwarmNode worker = SwarmNode.start(node, none, learner.address());
              EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 1)) {
             ActorRef<PolicyServer.Command> server = serve(worker.system(), model);
-            Swaps timed = timeSwaps(worker.system(), server, publisher(learner.system()), shape, swaps);
+            ActorRef<WeightsProtocol.SourceCommand> source = WeightsSource.spawn(learner.system());
+            WeightsBenchmark.awaitTopics(learner.system(), 1, Duration.ofSeconds(30)); // notices reach the worker's node
+            Swaps timed = timeSwaps(worker.system(), server, source, shape, swaps);
             log.accept(String.format("weight swap across nodes (%s): median %.1f ms over %d", preset, SftBenchmark.median(timed.sortedMs()),
                     swaps));
             return timed.figures("weight_swap_cross_node");
         }
     }
 
-    /** A policy server following the weights topic; the topic actor's name puts it on the large-message lane. */
+    /** A policy server fed by the node's weights fetcher, which pulls what a weights source announces. */
     private static ActorRef<PolicyServer.Command> serve(ActorSystem<?> system, EmbeddedModel model) {
-        ActorRef<Topic.Command<PolicyWeights>> subscriber = system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC),
-                "policy-weights-subscriber", Props.empty());
-        return system.systemActorOf(PolicyServer.create(() -> model.newGenerator(new GeneratorSettings(8, 64, 4096, 1)), subscriber),
+        ActorRef<PolicyServer.Command> server = system.systemActorOf(PolicyServer.create(
+                        () -> model.newGenerator(new GeneratorSettings(8, 64, 4096, 1))),
                 "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
-    }
-
-    private static ActorRef<Topic.Command<PolicyWeights>> publisher(ActorSystem<?> system) {
-        return system.systemActorOf(Topic.create(PolicyWeights.class, PolicyWeights.TOPIC), "policy-weights-publisher", Props.empty());
+        WeightsFetcher.spawn(system, system.settings().config(), server, model.version());
+        return server;
     }
 
     /** Milliseconds from each publish to the server serving that version, sorted, and the size of the weights sent. */
@@ -100,26 +100,23 @@ public final class LoopBenchmark {
         }
     }
 
-    /** Times {@code swaps} swaps after one untimed swap (the topics find each other). */
+    /** Times {@code swaps} swaps after one untimed swap (the fetcher finds the source). */
     private static Swaps timeSwaps(ActorSystem<?> serverSystem, ActorRef<PolicyServer.Command> server,
-                                      ActorRef<Topic.Command<PolicyWeights>> publisher, ModelConfig shape, int swaps) throws Exception {
+                                      ActorRef<WeightsProtocol.SourceCommand> source, ModelConfig shape, int swaps) throws Exception {
         byte[][] weights = new byte[swaps + 1][];
         try (NDManager m = NDManager.newBaseManager()) {
             CausalLm other = CausalLm.create(shape, m, 2);
             for (int v = 1; v <= swaps + 1; v++) weights[v - 1] = ModelWeights.export(other, v);
         }
         awaitVersion(serverSystem, server, -1, Duration.ofSeconds(10)); // started
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (version(serverSystem, server) != 1) { // published again until the topics on both sides know each other
-            if (System.nanoTime() > deadline) throw new IllegalStateException("the server never received the first weights");
-            publisher.tell(Topic.publish(new PolicyWeights(1, weights[0])));
-            Thread.sleep(100);
-        }
+        // The first version reaches the server once its node's fetcher has found the source (catch-up).
+        source.tell(new WeightsSource.Publish(1, weights[0], null));
+        awaitVersion(serverSystem, server, 1, Duration.ofSeconds(30));
         double[] ms = new double[swaps];
         for (int i = 0; i < swaps; i++) {
             long v = i + 2;
             long t0 = System.nanoTime();
-            publisher.tell(Topic.publish(new PolicyWeights(v, weights[i + 1])));
+            source.tell(new WeightsSource.Publish(v, weights[i + 1], null));
             awaitVersion(serverSystem, server, v, Duration.ofSeconds(30));
             ms[i] = (System.nanoTime() - t0) / 1e6;
         }

@@ -1,0 +1,108 @@
+package dev.agentswarm.learner;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.protocol.WeightsProtocol;
+import dev.agentswarm.core.protocol.WeightsProtocol.ChunkUnavailable;
+import dev.agentswarm.core.protocol.WeightsProtocol.FetchChunk;
+import dev.agentswarm.core.protocol.WeightsProtocol.FetcherCommand;
+import dev.agentswarm.core.protocol.WeightsProtocol.GetLatest;
+import dev.agentswarm.core.protocol.WeightsProtocol.Latest;
+import dev.agentswarm.core.protocol.WeightsProtocol.SourceCommand;
+import dev.agentswarm.core.protocol.WeightsProtocol.WeightsChunk;
+import dev.agentswarm.core.protocol.WeightsProtocol.WeightsNotice;
+import dev.agentswarm.core.protocol.WeightsSettings;
+import java.io.ByteArrayOutputStream;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Random;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.pubsub.Topic;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** The learner's weights source: notices on the topic, chunks on request, the newest for whoever asks. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WeightsSourceTest {
+
+    private final ActorTestKit kit = ActorTestKit.create("source",
+            ConfigFactory.parseString("pekko.actor.serialize-messages = on").withFallback(ConfigFactory.load()));
+
+    @AfterAll
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    private static byte[] bytes(int n, long seed) {
+        byte[] b = new byte[n];
+        new Random(seed).nextBytes(b);
+        return b;
+    }
+
+    @Test
+    void announcesEachVersionAndServesItsChunksAndThePreviousOnesUntilReplaced() throws Exception {
+        TestProbe<WeightsNotice> topicListener = kit.createTestProbe();
+        ActorRef<Topic.Command<WeightsNotice>> topic = kit.spawn(Topic.create(WeightsNotice.class, WeightsProtocol.TOPIC), "listener-topic");
+        topic.tell(Topic.subscribe(topicListener.getRef()));
+        ActorRef<SourceCommand> source = kit.spawn(WeightsSource.create(new WeightsSettings(1000, 4, Duration.ofSeconds(1), 1,
+                Duration.ofHours(1))), "source");
+        TestProbe<Topic.TopicStats> stats = kit.createTestProbe();
+        stats.awaitAssert(() -> { // the source's topic and the listener's have found each other
+            topic.tell(Topic.getTopicStats(stats.getRef()));
+            assertEquals(1, stats.receiveMessage().topicInstanceCount());
+            return null;
+        });
+        TestProbe<FetcherCommand> fetcher = kit.createTestProbe();
+        source.tell(new GetLatest(fetcher.getRef()));
+        assertNull(fetcher.expectMessageClass(Latest.class).notice(), "nothing published yet");
+
+        byte[] v1 = bytes(2500, 1);
+        TestProbe<WeightsNotice> published = kit.createTestProbe();
+        source.tell(new WeightsSource.Publish(1, v1, published.getRef()));
+        WeightsNotice n1 = published.receiveMessage();
+        assertEquals(n1, topicListener.receiveMessage(), "the same notice goes on the topic");
+        assertEquals(2500, n1.totalBytes());
+        assertEquals(3, n1.chunkCount());
+        assertEquals(HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(v1)), n1.sha256());
+        assertEquals(source, n1.source());
+        ByteArrayOutputStream whole = new ByteArrayOutputStream();
+        for (int i = 0; i < n1.chunkCount(); i++) {
+            n1.source().tell(new FetchChunk(1, i, fetcher.getRef()));
+            WeightsChunk c = fetcher.expectMessageClass(WeightsChunk.class);
+            assertEquals(i, c.index());
+            whole.writeBytes(c.bytes());
+        }
+        assertArrayEquals(v1, whole.toByteArray());
+
+        byte[] v2 = bytes(1200, 2);
+        source.tell(new WeightsSource.Publish(2, v2, null));
+        WeightsNotice n2 = topicListener.receiveMessage();
+        assertEquals(2, n2.version());
+        source.tell(new FetchChunk(1, 2, fetcher.getRef()));
+        assertEquals(500, fetcher.expectMessageClass(WeightsChunk.class).bytes().length, "a fetch of the previous version can finish");
+        source.tell(new WeightsSource.Publish(3, bytes(900, 3), null));
+        WeightsNotice n3 = topicListener.receiveMessage();
+        source.tell(new FetchChunk(1, 0, fetcher.getRef()));
+        assertEquals(new ChunkUnavailable(1, 0, n3), fetcher.expectMessageClass(ChunkUnavailable.class), "gone, and what is newest");
+        source.tell(new FetchChunk(3, 1, fetcher.getRef()));
+        assertEquals(1, fetcher.expectMessageClass(ChunkUnavailable.class).index(), "version 3 has one chunk");
+
+        source.tell(new WeightsSource.Publish(2, v2, null)); // not newer: refused
+        topicListener.expectNoMessage(Duration.ofMillis(200));
+        source.tell(new GetLatest(fetcher.getRef()));
+        assertEquals(n3, fetcher.expectMessageClass(Latest.class).notice());
+
+        TestProbe<Receptionist.Listing> listing = kit.createTestProbe();
+        kit.system().receptionist().tell(Receptionist.find(WeightsProtocol.SOURCE_KEY, listing.getRef()));
+        assertTrue(listing.receiveMessage().getServiceInstances(WeightsProtocol.SOURCE_KEY).contains(source),
+                "nodes find the source through the Receptionist");
+    }
+}

@@ -1,0 +1,246 @@
+package dev.agentswarm.workers;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.protocol.WeightsProtocol;
+import dev.agentswarm.core.protocol.WeightsProtocol.ChunkUnavailable;
+import dev.agentswarm.core.protocol.WeightsProtocol.FetchChunk;
+import dev.agentswarm.core.protocol.WeightsProtocol.FetcherCommand;
+import dev.agentswarm.core.protocol.WeightsProtocol.GetLatest;
+import dev.agentswarm.core.protocol.WeightsProtocol.Latest;
+import dev.agentswarm.core.protocol.WeightsProtocol.SourceCommand;
+import dev.agentswarm.core.protocol.WeightsProtocol.WeightsChunk;
+import dev.agentswarm.core.protocol.WeightsProtocol.WeightsNotice;
+import dev.agentswarm.core.protocol.WeightsSettings;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The node's weights fetcher against a scripted source and server (probes): a bounded window of
+ * chunk requests, late chunks asked again, a newer version taking over, and only whole, checked,
+ * loaded versions counted as served. Every message goes through CBOR ({@code serialize-messages}).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WeightsFetcherTest {
+
+    private static final WeightsSettings SETTINGS = new WeightsSettings(1000, 3, Duration.ofMillis(300), 2, Duration.ofHours(1));
+    private static final Duration QUIET = Duration.ofMillis(200);
+
+    private final ActorTestKit kit = ActorTestKit.create("fetcher",
+            ConfigFactory.parseString("pekko.actor.serialize-messages = on").withFallback(ConfigFactory.load()));
+    private int fetchers;
+
+    @AfterAll
+    void stop() {
+        kit.shutdownTestKit();
+    }
+
+    private ActorRef<FetcherCommand> fetcher(TestProbe<PolicyServer.Command> server, long maxChunkBytes) {
+        return kit.spawn(WeightsFetcher.create(server.getRef(), 0, SETTINGS, maxChunkBytes), "fetcher-" + ++fetchers);
+    }
+
+    private static WeightsNotice notice(long version, byte[] bytes, TestProbe<SourceCommand> source) {
+        return WeightsNotice.of(version, bytes, 1000, source.getRef());
+    }
+
+    private static void answer(FetchChunk f, WeightsNotice n, byte[] bytes) {
+        f.replyTo().tell(new WeightsChunk(f.version(), f.index(), n.slice(bytes, f.index())));
+    }
+
+    /** The next chunk request, past any ask for the latest version (sent again when the listing changes). */
+    private static FetchChunk nextFetch(TestProbe<SourceCommand> source) {
+        while (true) {
+            SourceCommand m = source.receiveMessage(Duration.ofSeconds(3));
+            if (m instanceof FetchChunk f) return f;
+        }
+    }
+
+    private WeightsFetcher.Serving serving(ActorRef<FetcherCommand> fetcher) {
+        TestProbe<WeightsFetcher.Serving> p = kit.createTestProbe();
+        fetcher.tell(new WeightsFetcher.GetServing(p.getRef()));
+        return p.receiveMessage();
+    }
+
+    @Test
+    void pullsEveryChunkWithABoundedWindowAndServesTheWholeOnlyOnceLoaded() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = fetcher(server, Long.MAX_VALUE);
+        byte[] bytes = WeightsAssemblyTest.randomBytes(9500);
+        WeightsNotice n = notice(1, bytes, source);
+        TestProbe<WeightsFetcher.Serving> waiting = kit.createTestProbe();
+        fetcher.tell(new WeightsFetcher.AwaitVersion(1, waiting.getRef()));
+        fetcher.tell(n);
+
+        Deque<FetchChunk> pending = new ArrayDeque<>();
+        for (int i = 0; i < 3; i++) pending.add(source.expectMessageClass(FetchChunk.class));
+        source.expectNoMessage(QUIET); // the window is full
+        Set<Integer> asked = new HashSet<>();
+        while (!pending.isEmpty()) {
+            FetchChunk f = pending.pollLast(); // out of order
+            assertEquals(1, f.version());
+            assertTrue(asked.add(f.index()), "chunk " + f.index() + " asked once");
+            answer(f, n, bytes);
+            if (asked.size() + pending.size() < 10) pending.add(source.expectMessageClass(FetchChunk.class));
+        }
+        assertEquals(10, asked.size());
+        PolicyServer.LoadWeights load = server.expectMessageClass(PolicyServer.LoadWeights.class);
+        assertArrayEquals(bytes, load.safetensors());
+        waiting.expectNoMessage(QUIET); // fetched is not served: the server has not loaded it yet
+        assertEquals(new WeightsFetcher.Serving(0, 1), serving(fetcher));
+        load.replyTo().tell(new PolicyServer.WeightsLoaded(1, null));
+        assertEquals(new WeightsFetcher.Serving(1, 1), waiting.receiveMessage());
+
+        fetcher.tell(n); // an old notice again: nothing to do
+        source.expectNoMessage(QUIET);
+    }
+
+    @Test
+    void aLateChunkIsAskedAgainAndAVersionTheServerRefusesIsNotServed() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = fetcher(server, Long.MAX_VALUE);
+        byte[] bytes = WeightsAssemblyTest.randomBytes(2500);
+        WeightsNotice n = notice(1, bytes, source);
+        fetcher.tell(n);
+        FetchChunk lost = source.expectMessageClass(FetchChunk.class);
+        answer(source.expectMessageClass(FetchChunk.class), n, bytes);
+        answer(source.expectMessageClass(FetchChunk.class), n, bytes);
+        FetchChunk again = source.expectMessageClass(FetchChunk.class, Duration.ofSeconds(3));
+        assertEquals(lost.index(), again.index(), "the unanswered chunk is asked again after chunk-timeout");
+        answer(again, n, bytes);
+        answer(lost, n, bytes); // the first request's late answer is a duplicate, taken once
+        PolicyServer.LoadWeights load = server.expectMessageClass(PolicyServer.LoadWeights.class);
+        server.expectNoMessage(QUIET);
+        load.replyTo().tell(new PolicyServer.WeightsLoaded(0, "shape mismatch"));
+        assertEquals(new WeightsFetcher.Serving(0, 1), serving(fetcher), "a refused version is not served");
+        fetcher.tell(n);
+        source.expectNoMessage(QUIET); // and not fetched again
+    }
+
+    @Test
+    void aNewerVersionAnnouncedMidFetchTakesOver() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = fetcher(server, Long.MAX_VALUE);
+        byte[] b1 = WeightsAssemblyTest.randomBytes(2500);
+        byte[] b2 = WeightsAssemblyTest.randomBytes(2600);
+        byte[] b4 = WeightsAssemblyTest.randomBytes(2700);
+        WeightsNotice n1 = notice(1, b1, source);
+        WeightsNotice n2 = notice(2, b2, source);
+        fetcher.tell(n1);
+        FetchChunk old = source.expectMessageClass(FetchChunk.class);
+        source.expectMessageClass(FetchChunk.class);
+        source.expectMessageClass(FetchChunk.class);
+        fetcher.tell(n2);
+        for (int i = 0; i < 3; i++) {
+            FetchChunk f = source.expectMessageClass(FetchChunk.class);
+            assertEquals(2, f.version());
+            answer(f, n2, b2);
+        }
+        answer(old, n1, b1); // a late chunk of the abandoned version is ignored
+        PolicyServer.LoadWeights load = server.expectMessageClass(PolicyServer.LoadWeights.class);
+        assertArrayEquals(b2, load.safetensors());
+        load.replyTo().tell(new PolicyServer.WeightsLoaded(2, null));
+
+        // A source that no longer holds the version being fetched names its newest: fetched instead.
+        WeightsNotice n3 = notice(3, b1, source);
+        WeightsNotice n4 = notice(4, b4, source);
+        fetcher.tell(n3);
+        FetchChunk f3 = source.expectMessageClass(FetchChunk.class);
+        f3.replyTo().tell(new ChunkUnavailable(3, f3.index(), n4));
+        source.expectMessageClass(FetchChunk.class);
+        source.expectMessageClass(FetchChunk.class); // the rest of version 3's window, sent before the refusal came
+        for (int i = 0; i < 3; i++) {
+            FetchChunk f = source.expectMessageClass(FetchChunk.class);
+            assertEquals(4, f.version());
+            answer(f, n4, b4);
+        }
+        load = server.expectMessageClass(PolicyServer.LoadWeights.class);
+        assertArrayEquals(b4, load.safetensors());
+        load.replyTo().tell(new PolicyServer.WeightsLoaded(4, null));
+        assertEquals(new WeightsFetcher.Serving(4, 4), serving(fetcher));
+    }
+
+    @Test
+    void bytesThatDoNotMatchTheNoticeAreNeverLoaded() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = fetcher(server, Long.MAX_VALUE);
+        byte[] bytes = WeightsAssemblyTest.randomBytes(2500);
+        WeightsNotice n = notice(1, bytes, source);
+        fetcher.tell(n);
+        LoggingTestKit.error("do not match their notice").expect(kit.system(), () -> {
+            for (int i = 0; i < 3; i++) {
+                FetchChunk f = source.expectMessageClass(FetchChunk.class);
+                byte[] chunk = n.slice(bytes, f.index());
+                if (f.index() == 1) chunk[0] ^= 1;
+                f.replyTo().tell(new WeightsChunk(1, f.index(), chunk));
+            }
+            return null;
+        });
+        server.expectNoMessage(QUIET);
+        assertEquals(0, serving(fetcher).version());
+    }
+
+    @Test
+    void chunksLargerThanThisNodesFrameAreRefusedLoudly() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = fetcher(server, 999);
+        LoggingTestKit.error("do not fit in this node's large frame").expect(kit.system(), () -> {
+            fetcher.tell(notice(1, WeightsAssemblyTest.randomBytes(2500), source));
+            return null;
+        });
+        source.expectNoMessage(QUIET);
+    }
+
+    @Test
+    void aFetcherThatStartsAfterThePublicationAsksTheSourceItFindsAndCatchesUp() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        kit.system().receptionist().tell(Receptionist.register(WeightsProtocol.SOURCE_KEY, source.getRef()));
+        try {
+            byte[] bytes = WeightsAssemblyTest.randomBytes(1800);
+            WeightsNotice n = notice(5, bytes, source);
+            ActorRef<FetcherCommand> fetcher = fetcher(server, Long.MAX_VALUE);
+            TestProbe<WeightsFetcher.Serving> current = kit.createTestProbe();
+            fetcher.tell(new WeightsFetcher.AwaitCurrent(current.getRef()));
+            // Every fetcher of this test kit sees the source appear and asks it: this test's one is answered.
+            GetLatest ask;
+            do {
+                ask = source.expectMessageClass(GetLatest.class);
+            } while (!ask.replyTo().equals(fetcher));
+            current.expectNoMessage(QUIET); // nothing heard from a source yet
+            ask.replyTo().tell(new Latest(n));
+            for (int i = 0; i < 2; i++) answer(nextFetch(source), n, bytes);
+            PolicyServer.LoadWeights load = server.expectMessageClass(PolicyServer.LoadWeights.class);
+            current.expectNoMessage(QUIET);
+            load.replyTo().tell(new PolicyServer.WeightsLoaded(5, null));
+            assertEquals(new WeightsFetcher.Serving(5, 5), current.receiveMessage());
+
+            // A source that has published nothing yet: the node is current with what it has.
+            ActorRef<FetcherCommand> other = kit.spawn(WeightsFetcher.create(server.getRef(), 0, SETTINGS, Long.MAX_VALUE), "fetcher-empty");
+            other.tell(new Latest(null));
+            TestProbe<WeightsFetcher.Serving> now = kit.createTestProbe();
+            other.tell(new WeightsFetcher.AwaitCurrent(now.getRef()));
+            assertEquals(0, now.receiveMessage().version());
+        } finally {
+            kit.system().receptionist().tell(Receptionist.deregister(WeightsProtocol.SOURCE_KEY, source.getRef()));
+        }
+    }
+}
