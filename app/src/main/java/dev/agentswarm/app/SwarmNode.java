@@ -17,7 +17,17 @@ import org.apache.pekko.cluster.Member;
 import org.apache.pekko.cluster.typed.JoinSeedNodes;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import dev.agentswarm.core.protocol.LearnerProtocol;
+import dev.agentswarm.core.protocol.WeightsProtocol;
+import dev.agentswarm.learner.Learner;
+import dev.agentswarm.workers.EmbeddedPolicy;
+import dev.agentswarm.learner.WeightsSource;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.ClusterSingleton;
+import org.apache.pekko.cluster.typed.ClusterSingletonSettings;
+import org.apache.pekko.cluster.typed.SingletonActor;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -38,10 +48,15 @@ public final class SwarmNode implements AutoCloseable {
 
     private final ActorSystem<Void> system;
     private final ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region;
+    private final ActorRef<LearnerProtocol.Command> learner;
+    private final ActorRef<WeightsProtocol.SourceCommand> weightsSource;
 
-    private SwarmNode(ActorSystem<Void> system, ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region) {
+    private SwarmNode(ActorSystem<Void> system, ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region,
+                      ActorRef<LearnerProtocol.Command> learner, ActorRef<WeightsProtocol.SourceCommand> weightsSource) {
         this.system = system;
         this.region = region;
+        this.learner = learner;
+        this.weightsSource = weightsSource;
     }
 
     /**
@@ -92,10 +107,35 @@ public final class SwarmNode implements AutoCloseable {
             // JoinSeedNodes keeps trying until the seed answers (a node started before its seed still joins).
             cluster.manager().tell(new JoinSeedNodes(List.of(seed != null ? seed : cluster.selfMember().address())));
             awaitUp(cluster, config.getDuration("agentswarm.node.join-timeout"), seed);
-            ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region = cluster.selfMember().hasRole(WorkerRegion.ROLE)
-                    ? WorkerRegion.init(system, services.apply(system))
-                    : WorkerRegion.proxy(system);
-            return new SwarmNode(system, region);
+            // The learner is a cluster singleton on the oldest learner node; every node reaches it through a proxy.
+            ActorRef<WeightsProtocol.SourceCommand> source = null;
+            Behavior<LearnerProtocol.Command> learnerBehavior = Behaviors.empty();
+            if (cluster.selfMember().hasRole(LEARNER_ROLE)) {
+                ActorRef<WeightsProtocol.SourceCommand> here = WeightsSource.spawn(system);
+                source = here;
+                String address = cluster.selfMember().address().toString();
+                learnerBehavior = Learner.create(dir -> TrainingRuns.open(dir, config), here, address);
+            }
+            ActorRef<LearnerProtocol.Command> learner = ClusterSingleton.get(system).init(SingletonActor.of(learnerBehavior, "learner")
+                    .withSettings(ClusterSingletonSettings.create(system).withRole(LEARNER_ROLE))
+                    .withProps(DispatcherSelector.fromConfig("agentswarm.learner-dispatcher")));
+            ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region;
+            if (cluster.selfMember().hasRole(WorkerRegion.ROLE)) {
+                EpisodeServices here = services.apply(system);
+                // A node takes no work before it serves the weights the cluster's learner holds now.
+                if (here.policy() instanceof EmbeddedPolicy embedded) {
+                    WeightsGate.awaitCurrent(system, embedded.weights(), countUp(cluster, LEARNER_ROLE),
+                            config.getDuration("agentswarm.node.weights-timeout"));
+                }
+                region = WorkerRegion.init(system, here);
+            } else {
+                region = WorkerRegion.proxy(system);
+            }
+            return new SwarmNode(system, region, learner, source);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            system.terminate();
+            throw new TimeoutException("interrupted while starting the node");
         } catch (TimeoutException | RuntimeException e) {
             system.terminate();
             throw e;
@@ -148,10 +188,16 @@ public final class SwarmNode implements AutoCloseable {
 
     /** Waits until {@code n} members with the worker role are Up. */
     public void awaitWorkers(int n, Duration limit) throws TimeoutException {
+        awaitMembers(WorkerRegion.ROLE, n, limit);
+    }
+
+    /** Waits until {@code n} members with {@code role} are Up. */
+    public void awaitMembers(String role, int n, Duration limit) throws TimeoutException {
         long deadline = System.nanoTime() + limit.toNanos();
-        while (upMembers(WorkerRegion.ROLE) < n) {
+        while (upMembers(role) < n) {
             if (System.nanoTime() > deadline) {
-                throw new TimeoutException(upMembers(WorkerRegion.ROLE) + " of " + n + " worker nodes Up after " + limit.toSeconds() + " s");
+                throw new TimeoutException(upMembers(role) + " of " + n + " " + role + " nodes Up after " + limit.toSeconds()
+                        + " s: start one with `swarm node --roles " + role + " --seed " + address() + "`");
             }
             sleep();
         }
@@ -159,8 +205,12 @@ public final class SwarmNode implements AutoCloseable {
 
     /** Members that are Up and have {@code role}. */
     public int upMembers(String role) {
+        return countUp(Cluster.get(system), role);
+    }
+
+    private static int countUp(Cluster cluster, String role) {
         int n = 0;
-        for (Member m : Cluster.get(system).state().getMembers()) if (m.status() == MemberStatus.up() && m.hasRole(role)) n++;
+        for (Member m : cluster.state().getMembers()) if (m.status() == MemberStatus.up() && m.hasRole(role)) n++;
         return n;
     }
 
@@ -198,17 +248,38 @@ public final class SwarmNode implements AutoCloseable {
         return region;
     }
 
+    /** The cluster's learner (a singleton on the oldest learner node), reached from any node. */
+    public ActorRef<LearnerProtocol.Command> learner() {
+        return learner;
+    }
+
+    /** This learner node's weights source (where its learner hands each update), null on a node without the learner role. */
+    public ActorRef<WeightsProtocol.SourceCommand> weightsSource() {
+        return weightsSource;
+    }
+
     public int workerEntities() {
         return system.settings().config().getInt("agentswarm.worker.entities");
     }
 
+    /**
+     * Leaves the cluster (handing this node's workers over) and stops. Bounded: Pekko 1.7.0 can wait
+     * forever for a remoting stream while it shuts down (apache/pekko#3247, seen with TLS), and a
+     * node that hangs on its way out must not hang its command or a test.
+     */
     @Override
     public void close() {
         system.terminate();
         try {
-            system.getWhenTerminated().toCompletableFuture().get();
+            system.getWhenTerminated().toCompletableFuture().get(SHUTDOWN_LIMIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            org.slf4j.LoggerFactory.getLogger(SwarmNode.class).warn("node {} did not finish shutting down within {} s; leaving it",
+                    address(), SHUTDOWN_LIMIT.toSeconds());
         } catch (Exception e) {
             // shutting down anyway
         }
     }
+
+    /** Longer than a full graceful leave: the workers' hand-off drain and the shutdown phases after it. */
+    private static final Duration SHUTDOWN_LIMIT = Duration.ofSeconds(90);
 }

@@ -14,17 +14,14 @@ import dev.agentswarm.environments.Split;
 import dev.agentswarm.environments.Suite;
 import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.environments.Suites;
-import dev.agentswarm.learner.Learner;
 import dev.agentswarm.learner.WeightsSource;
 import dev.agentswarm.learner.sft.Checkpoints;
 import dev.agentswarm.learner.rl.GrpoSettings;
 import dev.agentswarm.learner.rl.GrpoTrainer;
 import dev.agentswarm.orchestrator.GroupLedger;
 import dev.agentswarm.orchestrator.RolloutCoordinator;
-import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,7 +35,6 @@ import java.util.concurrent.CompletableFuture;
 import me.tongfei.progressbar.ProgressBar;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 
@@ -70,6 +66,16 @@ public final class Training {
      *     run; only {@code agentswarm.train.steps}, the total to reach, is taken from {@code cfg}
      */
     public static Outcome run(Config cfg, Path resume) throws Exception {
+        return run(cfg, resume, null);
+    }
+
+    /**
+     * As {@link #run(Config, Path)}; with {@code join} set, on the running cluster there: episodes run
+     * on its worker nodes (which serve the model they were started with, then each update), updates
+     * on its learner singleton, which reads the run folder, so that folder must be on storage every
+     * learner node reads at the same path.
+     */
+    public static Outcome run(Config cfg, Path resume, org.apache.pekko.actor.Address join) throws Exception {
         Path checkpoint = null;
         GrpoTrainer.Resume at = new GrpoTrainer.Resume(0, 0, 0);
         if (resume != null) {
@@ -102,7 +108,7 @@ public final class Training {
                 t.getDuration("episode-timeout"),
                 new GroupLedger.DynamicSampling(grpo.groups().dynamicSampling(), t.getInt("max-num-gen-batches")),
                 t.getDuration("ack-timeout"));
-        Path runDir = runDir(t.getString("run-dir"), suiteName);
+        Path runDir = runDir(t.getString("run-dir"), suiteName).toAbsolutePath();
         Files.createDirectories(runDir);
         if (resume == null) {
             Files.writeString(runDir.resolve(CONFIG_FILE), cfg.withOnlyPath("agentswarm").root()
@@ -112,43 +118,30 @@ public final class Training {
         ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites);
         CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
         Config runConfig = cfg;
-        Path restoreFrom = checkpoint;
-        GrpoTrainer.Resume from = at;
         // Accepted trajectories are never dropped; metrics of steps after the checkpoint are redone, so they go.
         try (MetricsLog trajectories = MetricsLog.appendOnly(runDir.resolve("trajectories.jsonl"));
              MetricsLog metrics = MetricsLog.open(runDir.resolve("metrics.jsonl"), startStep);
-             SwarmNode node = SwarmNode.start(runConfig, system -> new EpisodeServices(EmbeddedPolicy.spawn(system, runConfig), tools, suites),
-                     null);
+             SwarmNode node = SwarmNode.startOrJoin(runConfig,
+                     system -> new EpisodeServices(EmbeddedPolicy.spawn(system, runConfig), tools, suites), join);
              ProgressBar bar = EpisodeRuns.progressBar("training steps", settings.steps())) {
             bar.stepTo(startStep);
             ActorSystem<Void> system = node.system();
-            ActorRef<WeightsProtocol.SourceCommand> weights = WeightsSource.spawn(system);
-            ActorRef<LearnerProtocol.Command> learner = system.systemActorOf(Learner.create(() -> {
-                EmbeddedModel model = EmbeddedModel.fromConfig(runConfig); // the learner's own copy, the same start as the server's
-                system.getWhenTerminated().thenRun(model::close);
-                GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), grpo, model.template(), model.version());
-                if (restoreFrom != null) {
-                    try {
-                        trainer.restore(restoreFrom, from);
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException("cannot resume from " + restoreFrom + ": " + e.getMessage(), e);
-                    }
-                }
-                return trainer;
-            }, weights, new Learner.Checkpointing(runDir, t.getInt("checkpoint-every"))), "learner",
-                    DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+            if (join != null) node.awaitMembers(SwarmNode.LEARNER_ROLE, 1, Duration.ofSeconds(30));
+            // The cluster's learner singleton (in this JVM unless joined) opens the run from its folder.
+            ActorRef<LearnerProtocol.Command> learner = node.learner();
             // Training the orchestrator: episodes go to swarms, whose episodes go to the workers.
             WorkerRoute workers = WorkerRoute.sharded(node.workerRegion(), node.workerEntities());
             WorkerRoute episodes = !t.getBoolean("swarm") ? workers : WorkerRoute.direct(system.systemActorOf(
                     SwarmEpisodes.create(SwarmSettings.fromConfig(runConfig, new TreeSet<>(tools.names())), workers), "swarm-episodes",
                     Props.empty()));
             system.systemActorOf(RolloutCoordinator.create(settings, tasks, at.dataCursor(), spec,
-                    new RolloutCoordinator.Wiring(episodes, learner), at.version(), startStep, trajectories,
+                    new RolloutCoordinator.Wiring(episodes, learner, runDir.toString()), at.version(), startStep, trajectories,
                     metrics, bar::stepTo, done), "rollout-coordinator", Props.empty());
             done.get();
             // The last update is always saved, whatever checkpoint-every says.
             LearnerProtocol.Checkpointed saved = AskPattern.<LearnerProtocol.Command, LearnerProtocol.Checkpointed>ask(learner,
-                    replyTo -> new LearnerProtocol.Checkpoint(done.get().cursor(), replyTo), Duration.ofMinutes(5), system.scheduler())
+                    replyTo -> new LearnerProtocol.Checkpoint(done.get().cursor(), runDir.toString(), replyTo), Duration.ofMinutes(5),
+                    system.scheduler())
                     .toCompletableFuture().get();
             if (saved.error() != null) throw new IllegalStateException(saved.error());
         }

@@ -24,7 +24,7 @@ class TwoNodeSwarmTest {
 
     @Test
     void episodesSpreadOverBothNodesAndAllComeBack() throws Exception {
-        Config cfg = SwarmNode.loadConfig(null);
+        Config cfg = ConfigFactory.parseString("pekko.actor.serialize-messages = on").withFallback(SwarmNode.loadConfig(null));
         List<Task> tasks = DemoScript.tasks(300, 5);
         ScriptedPolicy policyA = DemoScript.policy(tasks);
         ScriptedPolicy policyB = DemoScript.policy(tasks);
@@ -75,7 +75,7 @@ class TwoNodeSwarmTest {
 
     @Test
     void aSwarmOnOneNodeRunsItsSubAgentsOnBothAndHearsFromThemAll(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
-        Config cfg = SwarmNode.loadConfig(null);
+        Config cfg = ConfigFactory.parseString("pekko.actor.serialize-messages = on").withFallback(SwarmNode.loadConfig(null));
         ScriptedPolicy policyA = swarmScript();
         ScriptedPolicy policyB = swarmScript();
         try (SwarmNode a = SwarmNode.start(cfg, new EpisodeServices(policyA, EpisodeRuns.builtInTools()), null);

@@ -82,6 +82,64 @@ class LearnerTest {
         return out;
     }
 
+    private static BatchTrained trained(TestProbe<LearnerProtocol.TrainReply> replies) {
+        return (BatchTrained) replies.receiveMessage(Duration.ofSeconds(30));
+    }
+
+    /** A learner of the run in {@code runDir} that opens at its latest checkpoint, as the cluster's learner singleton does. */
+    private Learner.RunOpener opener(GrpoSettings settings) {
+        return dir -> {
+            NDManager root = NDManager.newBaseManager();
+            CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
+            GrpoTrainer trainer = new GrpoTrainer(model, root, settings, TEMPLATE, 0);
+            java.util.Optional<Path> latest = Checkpoints.latest(dir);
+            if (latest.isPresent()) {
+                ModelWeights.load(model, latest.get().resolve(Checkpoints.MODEL));
+                trainer.restore(latest.get(), GrpoTrainer.Resume.read(latest.get()));
+            }
+            return new Learner.OpenRun(trainer, new Learner.Checkpointing(dir, 2), null);
+        };
+    }
+
+    @Test
+    void aLearnerThatCameBackFromACheckpointAsksForWhatItMissedAndNeverTrainsABatchTwice(@TempDir Path runDir) throws Exception {
+        GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")
+                .withFallback(ConfigFactory.load()), 16);
+        TestProbe<WeightsProtocol.SourceCommand> source = kit.createTestProbe(WeightsProtocol.SourceCommand.class);
+        TestProbe<LearnerProtocol.TrainReply> replies = kit.createTestProbe(LearnerProtocol.TrainReply.class);
+        String run = runDir.toString();
+        ActorRef<LearnerProtocol.Command> first = kit.spawn(Learner.create(opener(settings), source.getRef(), "node-a"), "first",
+                DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+        for (int step = 0; step < 3; step++) {
+            first.tell(new TrainBatch(step, groups(false, true), 0, step, run, replies.getRef()));
+            BatchTrained r = trained(replies);
+            assertEquals(step + 1, r.step());
+            assertEquals("node-a", r.node());
+            assertEquals(step + 1 >= 2 ? 2 : 0, r.checkpointStep(), "checkpoint every 2 steps");
+        }
+        kit.stop(first); // its node is gone; the singleton starts again elsewhere, at the checkpoint of step 2
+
+        ActorRef<LearnerProtocol.Command> second = kit.spawn(Learner.create(opener(settings), source.getRef(), "node-b"), "second",
+                DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+        second.tell(new TrainBatch(9, groups(false, true), 0, 3, run, replies.getRef()));
+        LearnerProtocol.Behind behind = (LearnerProtocol.Behind) replies.receiveMessage(Duration.ofSeconds(60));
+        assertEquals(2, behind.step(), "opened at the checkpoint");
+        assertEquals("node-b", behind.node());
+        source.receiveSeveralMessages(3); // the three updates of the first learner
+        source.expectNoMessage(Duration.ofMillis(200));
+
+        second.tell(new TrainBatch(2, groups(false, true), 0, 2, run, replies.getRef())); // the one it missed
+        assertEquals(3, trained(replies).step());
+        second.tell(new TrainBatch(2, groups(false, true), 0, 2, run, replies.getRef())); // sent again: already trained
+        BatchTrained again = trained(replies);
+        assertEquals(3, again.step(), "not trained twice");
+        second.tell(new TrainBatch(9, groups(false, true), 0, 3, run, replies.getRef()));
+        assertEquals(4, trained(replies).step());
+        assertEquals(2, source.receiveSeveralMessages(2).size(), "one publication per update: steps 3 and 4");
+        source.expectNoMessage(Duration.ofMillis(200));
+        kit.stop(second);
+    }
+
     @Test
     void eachUpdatePublishesTheNextVersionAndReportsItsMetrics(@TempDir Path runDir) throws Exception {
         TestProbe<WeightsProtocol.SourceCommand> source = kit.createTestProbe(WeightsProtocol.SourceCommand.class);
@@ -93,9 +151,9 @@ class LearnerTest {
             return new GrpoTrainer(model, root, settings, TEMPLATE, 0);
         }, source.getRef(), new Learner.Checkpointing(runDir, 2)), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
 
-        TestProbe<BatchTrained> replies = kit.createTestProbe(BatchTrained.class);
+        TestProbe<LearnerProtocol.TrainReply> replies = kit.createTestProbe(LearnerProtocol.TrainReply.class);
         learner.tell(new TrainBatch(0, groups(false, true), 0, replies.getRef()));
-        BatchTrained first = replies.receiveMessage(Duration.ofSeconds(30));
+        BatchTrained first = trained(replies);
         assertNull(first.error());
         assertEquals(1, first.version());
         assertTrue(first.published());
@@ -109,19 +167,19 @@ class LearnerTest {
         assertEquals(1, ModelWeights.versionOf(SafetensorsFile.decode(w.bytes())), "the version travels in the file too");
 
         learner.tell(new TrainBatch(0, groups(false, false), 0, replies.getRef()));
-        BatchTrained refused = replies.receiveMessage(Duration.ofSeconds(30));
+        BatchTrained refused = trained(replies);
         assertTrue(refused.error().contains("log-probs for 6 tokens"), refused.error());
         assertEquals(1, refused.version(), "a refused batch changes nothing");
 
         learner.tell(new TrainBatch(0, groups(true, true), 0, replies.getRef()));
-        BatchTrained nothing = replies.receiveMessage(Duration.ofSeconds(30));
+        BatchTrained nothing = trained(replies);
         assertFalse(nothing.published(), "every group scored the same: dynamic sampling drops them all");
         assertEquals(2, nothing.metrics().get("groups_dropped"), 1e-9);
         assertEquals(1, nothing.version());
         source.expectNoMessage(Duration.ofMillis(300));
 
         learner.tell(new TrainBatch(0, groups(false, true), 0, replies.getRef()));
-        assertEquals(2, replies.receiveMessage(Duration.ofSeconds(30)).version());
+        assertEquals(2, trained(replies).version());
         assertEquals(2, source.expectMessageClass(WeightsSource.Publish.class, Duration.ofSeconds(10)).version());
 
         // Every second update is checkpointed, with the sender's data cursor; a checkpoint can also be asked for.

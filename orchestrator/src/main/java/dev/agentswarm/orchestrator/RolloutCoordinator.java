@@ -11,6 +11,7 @@ import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -48,7 +49,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     private record Answered(Trajectory trajectory) implements Command {}
 
-    private record Trained(BatchTrained result) implements Command {}
+    private record Trained(LearnerProtocol.TrainReply reply) implements Command {}
 
     private enum CheckOverdue implements Command { INSTANCE }
 
@@ -77,13 +78,24 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     /**
      * How a run ended; {@code first} and {@code last} are the learner's metrics of this run's first
-     * and last update (empty when it made none), {@code firstStep} the step number of the first.
+     * and last update (empty when it made none), {@code firstStep} the step number of the first;
+     * {@code retrained} counts batches trained again for a learner that came back from a checkpoint.
      */
     public record Summary(long steps, long version, long episodes, long staleDropped, long resent, long cursor, double wallSeconds,
-                          String error, long firstStep, Map<String, Double> first, Map<String, Double> last) {}
+                          String error, long firstStep, Map<String, Double> first, Map<String, Double> last, long retrained) {}
 
-    /** Where episodes run and where batches go. */
-    public record Wiring(WorkerRoute workers, ActorRef<LearnerProtocol.Command> learner) {}
+    /**
+     * Where episodes run and where batches go; {@code runDir} is the run folder the learner opens
+     * (absolute, on storage every learner node reads), null for a learner made for this run alone.
+     */
+    public record Wiring(WorkerRoute workers, ActorRef<LearnerProtocol.Command> learner, String runDir) {
+        public Wiring(WorkerRoute workers, ActorRef<LearnerProtocol.Command> learner) {
+            this(workers, learner, null);
+        }
+    }
+
+    /** Trained batches kept for a learner that comes back from a checkpoint; past this many the oldest go (see checkpoint-every). */
+    static final int MAX_RETAINED_BATCHES = 256;
 
     private final Settings settings;
     private final EpisodeSpec spec;
@@ -99,7 +111,17 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private final ActorRef<Trajectory> answers;
     private final ActorRef<WorkerProtocol.Receipt> receipts;
     private final EpisodePlacements placements = new EpisodePlacements();
-    private final ActorRef<BatchTrained> trained;
+    private final ActorRef<LearnerProtocol.TrainReply> trained;
+    /** Batches to send the learner, one at a time: the next update, after any it must train again. */
+    private final ArrayDeque<TrainBatch> toLearner = new ArrayDeque<>();
+    /** The batch the learner is working on, or null. */
+    private TrainBatch atLearner;
+    /** Batches trained since the learner's latest checkpoint, in step order: a learner that comes back from it trains them again. */
+    private final ArrayDeque<TrainBatch> retained = new ArrayDeque<>();
+    /** Ids of batches sent again to a learner that came back: their metrics were written the first time. */
+    private final java.util.Set<Long> replays = new java.util.HashSet<>();
+    private String learnerNode;
+    private long retrained;
     private final long started = System.nanoTime();
     private long version;
     private long steps;
@@ -145,7 +167,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         this.done = done;
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
         this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
-        this.trained = ctx.messageAdapter(BatchTrained.class, Trained::new);
+        this.trained = ctx.messageAdapter(LearnerProtocol.TrainReply.class, Trained::new);
         NodeLoss.follow(ctx, NodeRemoved::new);
         Duration every = min(min(settings.episodeTimeout(), settings.ackTimeout()).dividedBy(4), Duration.ofSeconds(1));
         timers.startTimerWithFixedDelay(CheckOverdue.INSTANCE, every.isZero() ? Duration.ofMillis(1) : every);
@@ -180,8 +202,24 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     }
 
     private Behavior<Command> onTrained(Trained m) {
+        LearnerProtocol.TrainReply reply = m.reply();
+        if (atLearner == null || reply.batchId() != atLearner.batchId()) return this; // the answer to a batch sent again, answered already
+        TrainBatch batch = atLearner;
+        atLearner = null;
         training = false;
-        BatchTrained r = m.result();
+        if (reply instanceof LearnerProtocol.Behind behind) return onBehind(batch, behind);
+        BatchTrained r = (BatchTrained) reply;
+        learnerNode = r.node();
+        if (r.error() == null && r.published()) retained.add(batch);
+        retained.removeIf(b -> b.step() < r.checkpointStep()); // covered by the learner's checkpoint
+        while (retained.size() > MAX_RETAINED_BATCHES) retained.poll();
+        if (replays.remove(batch.batchId())) {
+            if (r.error() != null) return finish("the learner could not train batch " + batch.batchId() + " again: " + r.error());
+            steps = Math.max(steps, r.step());
+            version = Math.max(version, r.version());
+            sendToLearner();
+            return this;
+        }
         batchesWithoutUpdate = r.error() == null && r.published() ? 0 : batchesWithoutUpdate + 1;
         if (batchesWithoutUpdate >= MAX_BATCHES_WITHOUT_UPDATE) {
             // Nothing to learn from, batch after batch (every episode fails, say): stop instead of sampling forever.
@@ -239,6 +277,11 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     }
 
     private Behavior<Command> onNodeRemoved(NodeRemoved m) {
+        if (atLearner != null && (learnerNode == null || learnerNode.equals(m.node()))) {
+            // The learner's node is gone with the batch: the singleton starts on another learner node and gets it again.
+            getContext().getLog().warn("node {} left while the learner had batch {}: sending it again", m.node(), atLearner.batchId());
+            wiring.learner().tell(atLearner);
+        }
         long due = System.currentTimeMillis() + EpisodePlacements.LOST_RESEND_ACK_MILLIS;
         for (String id : placements.lostWith(m.node(), getContext().getLog())) resend(id, due);
         return this;
@@ -258,14 +301,46 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         return a.compareTo(b) <= 0 ? a : b;
     }
 
+    /**
+     * The learner came back from a checkpoint at {@code behind.step()}: the batches trained after it
+     * go again, in order, then {@code batch}. Nothing is lost but the time to train them again.
+     */
+    private Behavior<Command> onBehind(TrainBatch batch, LearnerProtocol.Behind behind) {
+        learnerNode = behind.node();
+        List<TrainBatch> again = retained.stream().filter(b -> b.step() >= behind.step()).toList();
+        if (again.isEmpty() ? batch.step() != behind.step() : again.get(0).step() != behind.step()) {
+            return finish("the learner came back at step " + behind.step() + " but the batches after it are no longer held"
+                    + " (checkpoint more often: agentswarm.train.checkpoint-every)");
+        }
+        getContext().getLog().warn("the learner came back at step {}: training {} batches again before batch {}", behind.step(),
+                again.size(), batch.batchId());
+        retained.removeIf(b -> b.step() >= behind.step());
+        toLearner.addFirst(batch);
+        retrained += again.size();
+        for (int i = again.size() - 1; i >= 0; i--) {
+            replays.add(again.get(i).batchId());
+            toLearner.addFirst(again.get(i));
+        }
+        sendToLearner();
+        return this;
+    }
+
+    /** Sends the next queued batch to the learner, unless one is there already. */
+    private void sendToLearner() {
+        if (atLearner != null || toLearner.isEmpty()) return;
+        atLearner = toLearner.poll();
+        training = true;
+        wiring.learner().tell(atLearner);
+    }
+
     private void trainIfReady() {
-        if (training) return;
+        if (training || !toLearner.isEmpty()) return;
         GroupLedger.Batch b = ledger.takeBatch(version);
         if (b == null) return;
         staleDropped += b.staleDropped();
         uninformativeDropped += b.uninformativeDropped();
-        training = true;
-        wiring.learner().tell(new TrainBatch(++batches, b.groups(), ledger.resumeCursor(), trained));
+        toLearner.add(new TrainBatch(++batches, b.groups(), ledger.resumeCursor(), steps, wiring.runDir(), trained));
+        sendToLearner();
     }
 
     /**
@@ -295,7 +370,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "the training run ended"));
         }
         done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.resumeCursor(), (System.nanoTime() - started) / 1e9,
-                error, firstStep, first, last));
+                error, firstStep, first, last, retrained));
         return Behaviors.stopped();
     }
 }

@@ -58,9 +58,11 @@ public final class ClusterBenchmark {
      * @param recoveryEpisodes episodes in flight when a worker JVM is killed (0: skip)
      * @param simulatedNodes worker nodes answering at once for the coordinator's figure (0: skip)
      * @param coordinatorEpisodes episodes the coordinator dispatches and records
+     * @param cpuBound also measure the worker counts with a model that answers at once (cores, not latency, bound)
+     * @param weightRounds publish → served rounds of 10 MB and 100 MB to 2 worker nodes (0: skip)
      */
     public record Settings(List<Integer> workers, int inflightPerNode, int turns, long latencyMs, int roundsPerNode, int recoveryEpisodes,
-                           int simulatedNodes, int coordinatorEpisodes) {
+                           int simulatedNodes, int coordinatorEpisodes, boolean cpuBound, int weightRounds) {
         public Settings {
             if (inflightPerNode < 1 || turns < 1 || latencyMs < 0 || roundsPerNode < 1 || recoveryEpisodes < 0 || simulatedNodes < 0
                     || coordinatorEpisodes < 0) {
@@ -94,8 +96,21 @@ public final class ClusterBenchmark {
             f.put("inflight_per_worker", s.inflightPerNode());
             f.put("turns", s.turns());
             f.put("latency_ms", s.latencyMs());
+            if (s.cpuBound()) {
+                // No model latency: every worker JVM is busy running episodes, and they share this machine's cores.
+                Settings busy = new Settings(s.workers(), 100, s.turns(), 0, 20, 0, 0, 0, false, 0);
+                Map<String, Double> cpu = new LinkedHashMap<>();
+                for (int n : s.workers()) {
+                    double eps = throughput(n, busy, script, log);
+                    cpu.put(String.valueOf(n), Report.round(eps, 1));
+                    log.accept(String.format("%d worker JVMs, model answering at once: %.0f episodes/s", n, eps));
+                }
+                f.put("episodes_per_s_by_workers_cpu_bound", cpu);
+                f.put("cores", Runtime.getRuntime().availableProcessors());
+            }
             if (s.recoveryEpisodes() > 0) f.putAll(recovery(s, script, log));
             if (s.simulatedNodes() > 0) f.putAll(coordinator(s, dir, log));
+            if (s.weightRounds() > 0) f.putAll(WeightsBenchmark.figures(SwarmNode.loadConfig(null), 2, s.weightRounds(), log));
         } finally {
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

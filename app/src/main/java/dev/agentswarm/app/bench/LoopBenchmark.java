@@ -71,7 +71,7 @@ public final class LoopBenchmark {
              SwarmNode worker = SwarmNode.start(node, none, learner.address());
              EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 1)) {
             ActorRef<PolicyServer.Command> server = serve(worker.system(), model);
-            ActorRef<WeightsProtocol.SourceCommand> source = WeightsSource.spawn(learner.system());
+            ActorRef<WeightsProtocol.SourceCommand> source = learner.weightsSource();
             WeightsBenchmark.awaitTopics(learner.system(), 1, Duration.ofSeconds(30)); // notices reach the worker's node
             Swaps timed = timeSwaps(worker.system(), server, source, shape, swaps);
             log.accept(String.format("weight swap across nodes (%s): median %.1f ms over %d", preset, SftBenchmark.median(timed.sortedMs()),

@@ -60,7 +60,7 @@ public final class WeightsBenchmark {
         try {
             SwarmNode learner = SwarmNode.start(node, none, null);
             nodes.add(learner);
-            ActorRef<WeightsProtocol.SourceCommand> source = WeightsSource.spawn(learner.system());
+            ActorRef<WeightsProtocol.SourceCommand> source = learner.weightsSource();
             List<ActorRef<WeightsProtocol.FetcherCommand>> fetchers = new ArrayList<>();
             for (int i = 0; i < workers; i++) {
                 SwarmNode w = SwarmNode.start(node, none, learner.address());

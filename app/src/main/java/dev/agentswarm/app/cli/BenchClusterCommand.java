@@ -40,6 +40,14 @@ public final class BenchClusterCommand implements Callable<Integer> {
     @Option(names = "--coordinator-episodes", defaultValue = "50000", description = "Episodes for the coordinator's rate (default ${DEFAULT-VALUE}).")
     int coordinatorEpisodes;
 
+    @Option(names = "--cpu-bound", negatable = true, defaultValue = "true",
+            description = "Also measure with a model that answers at once: bound by this machine's cores (default ${DEFAULT-VALUE}).")
+    boolean cpuBound;
+
+    @Option(names = "--weight-rounds", defaultValue = "5",
+            description = "Rounds of publishing 10 MB and 100 MB of weights to 2 worker nodes (default ${DEFAULT-VALUE}; 0 skips).")
+    int weightRounds;
+
     @Mixin
     JsonOption json;
 
@@ -49,10 +57,17 @@ public final class BenchClusterCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Map<String, Object> f = ClusterBenchmark.run(new ClusterBenchmark.Settings(workers, inflight, turns, latencyMs, rounds, recoveryEpisodes,
-                simulatedNodes, coordinatorEpisodes), line -> spec.commandLine().getErr().println(line));
+                simulatedNodes, coordinatorEpisodes, cpuBound, weightRounds), line -> spec.commandLine().getErr().println(line));
         Report r = new Report();
         r.line("episodes/s by worker JVMs: " + f.get("episodes_per_s_by_workers") + " (ideal " + f.get("ideal_episodes_per_s_per_worker")
                 + " per worker: " + inflight + " in flight, " + turns + " turns of " + latencyMs + " ms)");
+        if (f.containsKey("episodes_per_s_by_workers_cpu_bound")) {
+            r.line("model answering at once (CPU-bound, " + f.get("cores") + " cores shared by every JVM): "
+                    + f.get("episodes_per_s_by_workers_cpu_bound"));
+        }
+        if (f.containsKey("weights_100mb_s")) {
+            r.line("weights publish → served on 2 worker nodes: 10 MB " + f.get("weights_10mb_s") + " s, 100 MB " + f.get("weights_100mb_s") + " s");
+        }
         if (f.containsKey("recovery_s")) {
             r.line("SIGKILL of a worker JVM: recovered in " + f.get("recovery_s") + " s; lost " + f.get("lost_episodes") + ", duplicated "
                     + f.get("duplicate_episodes"));

@@ -57,6 +57,10 @@ public final class NodeCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "HOCON file overriding the defaults (e.g. conf/cluster-tls.conf).")
     Path config;
 
+    @Option(names = "--members-file", paramLabel = "FILE",
+            description = "Keep the cluster's membership as this node sees it in FILE, rewritten on every change (bin/swarm-cluster status).")
+    Path membersFile;
+
     @Option(names = "--latency-ms", defaultValue = "0",
             description = "With --script: each reply waits this long, holding no thread, as a remote model would (default ${DEFAULT-VALUE}).")
     long latencyMs;
@@ -90,7 +94,7 @@ public final class NodeCommand implements Callable<Integer> {
         node.system().systemActorOf(ClusterLog.create(line -> {
             out.println(line);
             out.flush();
-        }), "cluster-log", Props.empty());
+        }, membersFile), "cluster-log", Props.empty());
         out.println("node up: " + node.address() + " roles " + List.copyOf(wanted) + (worker ? " policy " + policyName[0] : "")
                 + (seed == null ? " (a new cluster: others join with --seed " + node.address() + ")" : ""));
         out.flush();

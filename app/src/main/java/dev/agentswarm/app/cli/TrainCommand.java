@@ -16,7 +16,9 @@ import picocli.CommandLine.Option;
         description = {"GRPO on the embedded model: episodes of a suite's train split run on the node's workers while the learner"
                 + " trains on complete groups and publishes each update's weights to the policy server (asynchronous unless --sync).",
                 "Settings: agentswarm.train, agentswarm.learner.grpo, agentswarm.policy.embedded. Writes trajectories.jsonl and"
-                + " metrics.jsonl to the run folder."})
+                + " metrics.jsonl to the run folder.",
+                "With --join the run uses a cluster's worker nodes and its learner singleton (swarm node --roles learner), which reads"
+                + " and checkpoints the run folder: put it on storage every learner node reads at the same path (--run-dir)."})
 public final class TrainCommand implements Callable<Integer> {
 
     @Option(names = "--config", paramLabel = "FILE", description = "HOCON file overriding the defaults.")
@@ -47,6 +49,9 @@ public final class TrainCommand implements Callable<Integer> {
     Path resume;
 
     @Mixin
+    JoinOption joinOption;
+
+    @Mixin
     JsonOption json;
 
     @Override
@@ -58,7 +63,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (swarm) cfg = cfg.withValue("agentswarm.train.swarm", ConfigValueFactory.fromAnyRef(true));
         if (runDir != null) cfg = cfg.withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(runDir.toString()));
         cfg = weights.apply(cfg);
-        Training.Outcome o = Training.run(cfg, resume);
+        Training.Outcome o = Training.run(cfg, resume, joinOption.address());
         RolloutCoordinator.Summary s = o.summary();
         Report r = new Report();
         r.line(String.format("%d learner steps, policy version %d, from %d episodes in %.1f s (%.2f episodes/s); %d stale groups dropped, %d episodes re-sent",
@@ -73,9 +78,10 @@ public final class TrainCommand implements Callable<Integer> {
                     last.getOrDefault("tokens_per_s", Double.NaN)));
         }
         r.line("written to " + o.runDir() + " (trajectories.jsonl, metrics.jsonl, checkpoints/; go on with --resume " + o.runDir() + ")");
+        if (s.retrained() > 0) r.line(s.retrained() + " batches trained again: the learner moved and came back from its latest checkpoint");
         if (s.error() != null) r.line("stopped early: " + s.error());
         r.put("steps", s.steps()).put("version", s.version()).put("episodes", s.episodes()).put("stale_dropped", s.staleDropped())
-                .put("resent", s.resent()).put("wall_s", Report.round(s.wallSeconds(), 2))
+                .put("resent", s.resent()).put("retrained", s.retrained()).put("wall_s", Report.round(s.wallSeconds(), 2))
                 .put("episodes_per_s", Report.round(s.episodes() / Math.max(1e-9, s.wallSeconds()), 2))
                 .put("reward_first", first.get("reward_mean")).put("reward_last", last.get("reward_mean"))
                 .put("run_dir", o.runDir().toString()).put("error", s.error());

@@ -8,6 +8,12 @@ import org.apache.pekko.actor.typed.ActorRef;
 /**
  * What the rollout coordinator and the learner say to each other. Here, in core, so neither
  * module imports the other: finished groups go in, the update's step, version and metrics come back.
+ *
+ * <p>The learner is a cluster singleton that may move to another node (its node died) and come
+ * back from the run's latest checkpoint, behind the coordinator. So a batch names its run (the run
+ * folder, on storage every learner node reads) and the learner step it expects to start from; a
+ * learner that is behind answers {@link Behind} and the coordinator sends again the batches it
+ * trained since that checkpoint, which it keeps until a checkpoint covers them.
  */
 public final class LearnerProtocol {
 
@@ -15,22 +21,56 @@ public final class LearnerProtocol {
 
     public interface Command extends CborSerializable {}
 
+    /** Any step: a batch sent straight to one learner, with no failover to check for. */
+    public static final long ANY_STEP = -1;
+
     /**
      * One update from these finished groups (the G trajectories of one task each); {@code dataCursor}
-     * is where the sender's task order stands, kept in the checkpoints so a resumed run goes on from there.
+     * is where the sender's task order stands, kept in the checkpoints so a resumed run goes on from
+     * there. {@code step} is the learner step the update starts from ({@link #ANY_STEP}: unchecked);
+     * {@code runDir} the run folder the learner opens (its {@code train.conf} and checkpoints) when it
+     * has not yet (null: the run the learner was made with).
      */
-    public record TrainBatch(long batchId, List<List<Trajectory>> groups, long dataCursor, ActorRef<BatchTrained> replyTo)
-            implements Command {}
+    public record TrainBatch(long batchId, List<List<Trajectory>> groups, long dataCursor, long step, String runDir,
+                             ActorRef<TrainReply> replyTo) implements Command {
+
+        public TrainBatch(long batchId, List<List<Trajectory>> groups, long dataCursor, ActorRef<TrainReply> replyTo) {
+            this(batchId, groups, dataCursor, ANY_STEP, null, replyTo);
+        }
+    }
 
     /** Write a checkpoint now (the run is ending); {@code path} in the reply is null when there was nothing to write. */
-    public record Checkpoint(long dataCursor, ActorRef<Checkpointed> replyTo) implements Command {}
+    public record Checkpoint(long dataCursor, String runDir, ActorRef<Checkpointed> replyTo) implements Command {
+
+        public Checkpoint(long dataCursor, ActorRef<Checkpointed> replyTo) {
+            this(dataCursor, null, replyTo);
+        }
+    }
 
     public record Checkpointed(long step, String path, String error) implements CborSerializable {}
+
+    /** The learner's answer to a {@link TrainBatch}. */
+    public sealed interface TrainReply extends CborSerializable permits BatchTrained, Behind {
+        long batchId();
+    }
 
     /**
      * What an update did: {@code version} is the policy version after it ({@code published} false
      * when no group was worth training on); {@code error} is non-null when the batch was refused.
+     * {@code checkpointStep} is the step of the learner's latest checkpoint (0: none), and
+     * {@code node} the cluster node the learner runs on.
      */
-    public record BatchTrained(long batchId, long step, long version, boolean published, Map<String, Double> metrics, String error)
-            implements CborSerializable {}
+    public record BatchTrained(long batchId, long step, long version, boolean published, Map<String, Double> metrics, String error,
+                               long checkpointStep, String node) implements TrainReply {
+
+        public BatchTrained(long batchId, long step, long version, boolean published, Map<String, Double> metrics, String error) {
+            this(batchId, step, version, published, metrics, error, 0, null);
+        }
+    }
+
+    /**
+     * The learner is at {@code step} (it came back from a checkpoint), before the batch's: nothing
+     * was trained; send the batches after {@code step} again, then this one.
+     */
+    public record Behind(long batchId, long step, long version, String node) implements TrainReply {}
 }

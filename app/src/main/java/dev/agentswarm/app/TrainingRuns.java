@@ -1,0 +1,56 @@
+package dev.agentswarm.app;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.environments.Suite;
+import dev.agentswarm.environments.SuiteCatalog;
+import dev.agentswarm.learner.Learner;
+import dev.agentswarm.learner.rl.GrpoSettings;
+import dev.agentswarm.learner.rl.GrpoTrainer;
+import dev.agentswarm.learner.sft.Checkpoints;
+import dev.agentswarm.policy.embedded.EmbeddedModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * How a learner opens a training run from its folder alone, on whichever learner node holds the
+ * singleton: the run's resolved configuration ({@code train.conf}) and, when there is one, its
+ * latest checkpoint (weights, optimizer moments, step, version). The folder must be on storage that
+ * every learner node reads at the same path, as a run folder on a cluster's shared file system is.
+ */
+public final class TrainingRuns {
+
+    private TrainingRuns() {}
+
+    /** Opens {@code runDir}; {@code node} is the learner node's own configuration, under the run's. */
+    public static Learner.OpenRun open(Path runDir, Config node) throws Exception {
+        if (runDir == null) throw new IllegalArgumentException("a training batch must name its run folder");
+        Path saved = runDir.resolve(Training.CONFIG_FILE);
+        if (!Files.isRegularFile(saved)) {
+            throw new IllegalArgumentException(saved + " is not readable on this learner node; a run folder must be on storage every"
+                    + " learner node reads at the same path");
+        }
+        Config cfg = ConfigFactory.parseFile(saved.toFile()).withFallback(node).resolve();
+        Optional<Path> checkpoint = Checkpoints.latest(runDir);
+        if (checkpoint.isPresent()) {
+            cfg = cfg.withValue("agentswarm.policy.embedded.weights",
+                    ConfigValueFactory.fromAnyRef(checkpoint.get().resolve(Checkpoints.MODEL).toString()));
+        }
+        Config t = cfg.getConfig("agentswarm.train");
+        Suite suite = SuiteCatalog.one(cfg, t.getString("suite"));
+        EpisodeSpec spec = suite.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
+        GrpoSettings grpo = GrpoSettings.fromConfig(cfg, spec.sampling().maxTokens());
+        EmbeddedModel model = EmbeddedModel.fromConfig(cfg); // the learner's own copy, the same start as the servers'
+        try {
+            GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), grpo, model.template(), model.version());
+            if (checkpoint.isPresent()) trainer.restore(checkpoint.get(), GrpoTrainer.Resume.read(checkpoint.get()));
+            return new Learner.OpenRun(trainer, new Learner.Checkpointing(runDir, t.getInt("checkpoint-every")), model::close);
+        } catch (Exception | Error e) {
+            model.close();
+            throw e;
+        }
+    }
+}
