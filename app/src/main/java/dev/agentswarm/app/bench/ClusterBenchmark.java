@@ -263,7 +263,7 @@ public final class ClusterBenchmark {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (home.upMembers(SIMULATED) < s.simulatedNodes() && System.nanoTime() < deadline) Thread.sleep(20);
             int generations = 8;
-            int groupsPerStep = 64; // the learner keeps up, so the run records about the episodes asked for
+            int groupsPerStep = 512; // large batches: the instant learner takes groups as fast as they complete
             int steps = Math.max(1, s.coordinatorEpisodes() / (generations * groupsPerStep));
             List<Task> tasks = new ArrayList<>();
             for (int i = 0; i < 256; i++) tasks.add(Task.of("t" + i, "What is 6 * 7?"));
