@@ -43,6 +43,8 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
 
     private record NodeRemoved(String node) implements Command {}
 
+    private record MemberChanged(org.apache.pekko.cluster.ClusterEvent.MemberEvent event) implements Command {}
+
     private enum CheckAcknowledged implements Command { INSTANCE }
 
     /** One episode to run. */
@@ -92,7 +94,7 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
         this.done = done;
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
         this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
-        NodeLoss.follow(ctx, NodeRemoved::new);
+        placements.members(NodeLoss.follow(ctx, MemberChanged::new));
     }
 
     private Behavior<Command> start() {
@@ -106,12 +108,17 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
                 .onMessage(Answered.class, this::onAnswered)
                 .onMessage(Receipted.class, this::onReceipt)
                 .onMessage(NodeRemoved.class, this::onNodeRemoved)
+                .onMessage(MemberChanged.class, this::onMemberChanged)
                 .onMessageEquals(CheckAcknowledged.INSTANCE, this::onCheckAcknowledged)
                 .build();
     }
 
     private Behavior<Command> onAnswered(Answered a) {
         String id = a.trajectory().episodeId();
+        if (EpisodePlacements.givenBack(a.trajectory())) { // a worker handing off gave it back: it runs again
+            resend(id, System.currentTimeMillis() + ackTimeout.toMillis());
+            return this;
+        }
         if (inflight.remove(id) == null) return this; // the second answer of an episode sent again
         placements.forget(id);
         answered++;
@@ -134,9 +141,17 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
         return this;
     }
 
+    private Behavior<Command> onMemberChanged(MemberChanged m) {
+        if (m.event() instanceof org.apache.pekko.cluster.ClusterEvent.MemberRemoved) {
+            return onNodeRemoved(new NodeRemoved(m.event().member().address().toString()));
+        }
+        placements.membership(m.event(), getContext().getLog());
+        return this;
+    }
+
     private Behavior<Command> onNodeRemoved(NodeRemoved m) {
         long due = System.currentTimeMillis() + EpisodePlacements.LOST_RESEND_ACK_MILLIS;
-        for (String id : placements.lostWith(m.node(), getContext().getLog())) resend(id, due);
+        for (String id : placements.removed(m.node(), getContext().getLog())) resend(id, due);
         return this;
     }
 
@@ -167,8 +182,11 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
     }
 
     private void send(Job job, long ackDueMillis) {
-        placements.sent(job.episodeId(), ackDueMillis);
-        RunEpisode run = new RunEpisode(job.episodeId(), job.groupId(), job.task(), job.spec(), 0, answers, null, receipts);
+        RunEpisode run = new RunEpisode(job.episodeId(), job.groupId(), job.task(), job.spec(), 0, answers);
+        if (placements.tracking()) {
+            placements.sent(job.episodeId(), ackDueMillis);
+            run = run.withReceipts(receipts);
+        }
         region.tell(new ShardingEnvelope<>(WorkerProtocol.entityIdFor(job.episodeId(), entities), run));
     }
 

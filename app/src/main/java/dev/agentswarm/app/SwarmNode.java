@@ -176,7 +176,7 @@ public final class SwarmNode implements AutoCloseable {
         Address a;
         try {
             a = AddressFromURIString.parse(uri.strip());
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Scala throws java.net.MalformedURLException undeclared
             throw new IllegalArgumentException("not a cluster node address: '" + uri + "' (expected pekko://" + SYSTEM_NAME + "@HOST:PORT)");
         }
         if (!a.system().equals(SYSTEM_NAME) || a.getHost().isEmpty() || a.getPort().isEmpty()) {

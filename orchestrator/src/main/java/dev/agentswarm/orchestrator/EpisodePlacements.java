@@ -13,6 +13,11 @@ import java.util.Map;
  * that left the cluster was running, and re-sends what went unacknowledged for too long (a message
  * routed to a node that was dying, a region still moving its shards). No mailbox: the requester's
  * actor calls it.
+ *
+ * <p>Receipts are asked for only while the cluster has another member: alone, this node's workers
+ * die with the requester, and a one-node run (the embedded default) pays nothing for them. A worker
+ * that gives back an episode it got without receipts answers it CANCELLED; a requester that never
+ * cancels takes that as given back too ({@link #givenBack}).
  */
 public final class EpisodePlacements {
 
@@ -24,8 +29,48 @@ public final class EpisodePlacements {
     public static final long LOST_RESEND_ACK_MILLIS = 2000;
 
     private final Map<String, String> nodeOf = new HashMap<>();
+    private final java.util.Set<String> members = new java.util.HashSet<>();
     /** Sent and not yet acknowledged, with the time by which a receipt is due. Few: workers acknowledge at once. */
     private final Map<String, Long> unacknowledged = new HashMap<>();
+
+    /** The cluster's members Up now, as {@link NodeLoss#follow} returned them. */
+    public void members(java.util.Set<String> up) {
+        members.addAll(up);
+    }
+
+    /**
+     * Whether receipts are worth asking for: another member could run, or lose, an episode (or the
+     * membership is not known: an actor system that is no cluster member, as in tests, gets them).
+     */
+    public boolean tracking() {
+        return members.size() != 1;
+    }
+
+    /**
+     * A change of the membership; returns the episodes lost with a member that was removed (they are
+     * no longer placed and must be sent again), saying on {@code log} how many.
+     */
+    public List<String> membership(org.apache.pekko.cluster.ClusterEvent.MemberEvent event, org.slf4j.Logger log) {
+        String node = event.member().address().toString();
+        if (event instanceof org.apache.pekko.cluster.ClusterEvent.MemberUp) {
+            members.add(node);
+            return List.of();
+        }
+        if (!(event instanceof org.apache.pekko.cluster.ClusterEvent.MemberRemoved)) return List.of();
+        return removed(node, log);
+    }
+
+    /** Member {@code node} was removed: the episodes lost with it, which must be sent again. */
+    public List<String> removed(String node, org.slf4j.Logger log) {
+        members.remove(node);
+        return lostWith(node, log);
+    }
+
+    /** An answer that is a worker giving back, unanswered, an episode sent without receipts (see the class comment). */
+    public static boolean givenBack(dev.agentswarm.core.protocol.Trajectory t) {
+        return t.stopReason() == dev.agentswarm.core.protocol.StopReason.CANCELLED && t.turns().isEmpty()
+                && t.error() != null && t.error().endsWith(WorkerProtocol.GIVEN_BACK);
+    }
 
     /** The episode was sent (again): it waits for a worker's receipt until {@code dueMillis}. */
     public void sent(String episodeId, long dueMillis) {

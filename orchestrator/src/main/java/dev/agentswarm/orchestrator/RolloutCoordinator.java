@@ -58,6 +58,8 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     /** A cluster node left the membership: what ran there is lost. */
     public record NodeRemoved(String node) implements Command {}
 
+    private record MemberChanged(org.apache.pekko.cluster.ClusterEvent.MemberEvent event) implements Command {}
+
     public record Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
                            Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling, Duration ackTimeout) {
         /** How long a sent episode may go without a worker's receipt before it is sent again, unless configured. */
@@ -168,7 +170,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
         this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
         this.trained = ctx.messageAdapter(LearnerProtocol.TrainReply.class, Trained::new);
-        NodeLoss.follow(ctx, NodeRemoved::new);
+        placements.members(NodeLoss.follow(ctx, MemberChanged::new));
         Duration every = min(min(settings.episodeTimeout(), settings.ackTimeout()).dividedBy(4), Duration.ofSeconds(1));
         timers.startTimerWithFixedDelay(CheckOverdue.INSTANCE, every.isZero() ? Duration.ofMillis(1) : every);
     }
@@ -181,12 +183,17 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                 .onMessageEquals(CheckOverdue.INSTANCE, this::onCheckOverdue)
                 .onMessage(Receipted.class, this::onReceipt)
                 .onMessage(NodeRemoved.class, this::onNodeRemoved)
+                .onMessage(MemberChanged.class, this::onMemberChanged)
                 .onSignal(Terminated.class, t -> finish("the learner stopped (see its log); the run ends at step " + steps))
                 .build();
     }
 
     private Behavior<Command> onAnswered(Answered a) {
         Trajectory t = a.trajectory();
+        if (EpisodePlacements.givenBack(t)) { // a worker handing off gave it back: it runs again, under the same id
+            resend(t.episodeId(), System.currentTimeMillis() + settings.ackTimeout().toMillis());
+            return this;
+        }
         if (!ledger.accept(t)) return this; // an answer to a re-sent episode that had answered already
         placements.forget(t.episodeId());
         try {
@@ -276,6 +283,14 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         return this;
     }
 
+    private Behavior<Command> onMemberChanged(MemberChanged m) {
+        if (m.event() instanceof org.apache.pekko.cluster.ClusterEvent.MemberRemoved) {
+            return onNodeRemoved(new NodeRemoved(m.event().member().address().toString()));
+        }
+        placements.membership(m.event(), getContext().getLog());
+        return this;
+    }
+
     private Behavior<Command> onNodeRemoved(NodeRemoved m) {
         if (atLearner != null && (learnerNode == null || learnerNode.equals(m.node()))) {
             // The learner's node is gone with the batch: the singleton starts on another learner node and gets it again.
@@ -283,7 +298,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             wiring.learner().tell(atLearner);
         }
         long due = System.currentTimeMillis() + EpisodePlacements.LOST_RESEND_ACK_MILLIS;
-        for (String id : placements.lostWith(m.node(), getContext().getLog())) resend(id, due);
+        for (String id : placements.removed(m.node(), getContext().getLog())) resend(id, due);
         return this;
     }
 
@@ -360,9 +375,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     private void send(GroupLedger.Launch l, long ackDueMillis) {
         long atLeast = Math.max(0, version - settings.maxStaleness());
-        placements.sent(l.episodeId(), ackDueMillis);
-        wiring.workers().tell(l.episodeId(), new WorkerProtocol.RunEpisode(l.episodeId(), l.groupId(), l.task(), spec, atLeast, answers,
-                null, receipts));
+        WorkerProtocol.RunEpisode run = new WorkerProtocol.RunEpisode(l.episodeId(), l.groupId(), l.task(), spec, atLeast, answers);
+        if (placements.tracking()) {
+            placements.sent(l.episodeId(), ackDueMillis);
+            run = run.withReceipts(receipts);
+        }
+        wiring.workers().tell(l.episodeId(), run);
     }
 
     private Behavior<Command> finish(String error) {

@@ -49,4 +49,28 @@ class EpisodePlacementsTest {
         assertEquals(0, p.size(), "a receipt does not bring back an episode no longer tracked");
         assertEquals(List.of(), p.lostWith("n1"));
     }
+
+    @Test
+    void receiptsAreAskedForOnlyWhileAnotherMemberCouldRunOrLoseAnEpisode() {
+        EpisodePlacements p = new EpisodePlacements();
+        assertEquals(true, p.tracking(), "no membership known (not a cluster member): receipts");
+        p.members(java.util.Set.of("n1"));
+        assertEquals(false, p.tracking(), "alone: this node's workers die with the requester");
+        p.members(java.util.Set.of("n1", "n2"));
+        assertEquals(true, p.tracking());
+        p.sent("a", 100);
+        p.accepted("a", "n2");
+        assertEquals(List.of("a"), p.removed("n2", org.slf4j.LoggerFactory.getLogger(getClass())));
+        assertEquals(false, p.tracking(), "alone again");
+    }
+
+    @Test
+    void aCancelledAnswerWithoutTurnsThatSaysSendAgainIsAGiveBack() {
+        var given = dev.agentswarm.core.protocol.Trajectory.notRun("e", "g", "t", dev.agentswarm.core.protocol.StopReason.CANCELLED,
+                "the worker is handing off; " + WorkerProtocol.GIVEN_BACK);
+        assertEquals(true, EpisodePlacements.givenBack(given));
+        var cancelled = dev.agentswarm.core.protocol.Trajectory.notRun("e", "g", "t", dev.agentswarm.core.protocol.StopReason.CANCELLED,
+                "cancelled: parent budget exhausted");
+        assertEquals(false, EpisodePlacements.givenBack(cancelled));
+    }
 }

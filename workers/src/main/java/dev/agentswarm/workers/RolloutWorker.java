@@ -191,7 +191,7 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
             run.receipts().tell(new WorkerProtocol.Released(run.episodeId(), why));
         } else {
             run.replyTo().tell(Trajectory.notRun(run.episodeId(), run.groupId(), run.task().id(), StopReason.CANCELLED,
-                    why + "; send the episode again"));
+                    why + "; " + WorkerProtocol.GIVEN_BACK));
         }
     }
 

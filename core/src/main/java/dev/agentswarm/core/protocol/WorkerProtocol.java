@@ -44,6 +44,12 @@ public final class WorkerProtocol {
         }
     }
 
+    /**
+     * How the error of a worker's {@link StopReason#CANCELLED} answer ends when it gave an episode
+     * back unanswered to a requester that asked for no receipts: send it again.
+     */
+    public static final String GIVEN_BACK = "send the episode again";
+
     /** What a worker tells a requester about an episode besides its answer. */
     public sealed interface Receipt extends CborSerializable permits Accepted, Released {
         String episodeId();
