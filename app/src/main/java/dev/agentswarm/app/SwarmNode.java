@@ -20,6 +20,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import dev.agentswarm.core.protocol.LearnerProtocol;
 import dev.agentswarm.core.protocol.WeightsProtocol;
 import dev.agentswarm.learner.Learner;
+import dev.agentswarm.workers.AnswerRelay;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.learner.WeightsSource;
 import org.apache.pekko.actor.typed.Behavior;
@@ -107,6 +108,7 @@ public final class SwarmNode implements AutoCloseable {
             // JoinSeedNodes keeps trying until the seed answers (a node started before its seed still joins).
             cluster.manager().tell(new JoinSeedNodes(List.of(seed != null ? seed : cluster.selfMember().address())));
             awaitUp(cluster, config.getDuration("agentswarm.node.join-timeout"), seed);
+            AnswerRelay.spawn(system); // long episodes' answers from other nodes arrive through it
             // The learner is a cluster singleton on the oldest learner node; every node reaches it through a proxy.
             ActorRef<WeightsProtocol.SourceCommand> source = null;
             Behavior<LearnerProtocol.Command> learnerBehavior = Behaviors.empty();

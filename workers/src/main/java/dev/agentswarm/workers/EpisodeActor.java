@@ -365,7 +365,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 reason, error, stats, null);
         if (environment == null || request.task().isPart()) {
             closeEnvironment(); // a part of a task (a swarm's sub-agent) used the environment's tools; its task's reward judges the whole
-            replyTo.tell(done);
+            AnswerRelay.answer(getContext().getSystem(), replyTo, done, getContext().getLog());
             return Behaviors.stopped();
         }
         // Scoring may wait (hidden tests in a sandbox): nothing else arrives for the episode meanwhile.
@@ -401,7 +401,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                     t.stopReason(), t.error() == null ? why : t.error() + "; " + why, t.stats(), RewardBreakdown.NONE);
         }
         closeEnvironment();
-        replyTo.tell(t);
+        AnswerRelay.answer(getContext().getSystem(), replyTo, t, getContext().getLog());
         return Behaviors.stopped();
     }
 

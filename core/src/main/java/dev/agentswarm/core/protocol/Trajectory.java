@@ -29,6 +29,35 @@ public record Trajectory(String episodeId, String groupId, String taskId, List<M
         return new Trajectory(episodeId, groupId, taskId, prompt, turns, finalAnswer, stopReason, error, stats, r);
     }
 
+    /**
+     * About how many bytes this trajectory takes as CBOR: its texts (a byte per char) and arrays with
+     * a margin, computed without serialising it (a worker uses it to pick the lane of its answer).
+     */
+    public long approxWireBytes() {
+        long n = 1024 + length(finalAnswer) + length(error) + messagesBytes(prompt);
+        for (Turn t : turns) {
+            n += 64 + length(t.text()) + 5L * (t.tokenIds() == null ? 0 : t.tokenIds().length)
+                    + 5L * (t.logprobs() == null ? 0 : t.logprobs().length) + (t.lossMask() == null ? 0 : t.lossMask().length)
+                    + messagesBytes(t.context());
+            if (t.toolCalls() != null) for (ToolCall c : t.toolCalls()) n += 64 + (c.arguments() == null ? 0 : 2L * c.arguments().toString().length());
+            if (t.toolResults() != null) for (ToolResult r : t.toolResults()) n += 64 + length(r.content());
+            if (t.formatErrors() != null) for (String e : t.formatErrors()) n += length(e);
+        }
+        return n + n / 4;
+    }
+
+    private static long messagesBytes(List<Message> messages) {
+        if (messages == null) return 0;
+        long n = 0;
+        for (Message m : messages) n += 32 + length(m.content());
+        return n;
+    }
+
+    /** A byte per char: most of it is ASCII (a writer that must be sure measures the serialised bytes). */
+    private static long length(String s) {
+        return s == null ? 0 : s.length();
+    }
+
     /** The same trajectory with every timing zeroed: equal across a recording and its replay. */
     public Trajectory withoutTimings() {
         return new Trajectory(episodeId, groupId, taskId, prompt, turns.stream().map(Turn::withoutTimings).toList(),

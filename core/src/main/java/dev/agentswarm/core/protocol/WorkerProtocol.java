@@ -50,6 +50,16 @@ public final class WorkerProtocol {
      */
     public static final String GIVEN_BACK = "send the episode again";
 
+    /** Name of every node's answer relay, {@code /system/answer-relay}, on the large-message lane. */
+    public static final String ANSWER_RELAY = "answer-relay";
+
+    /**
+     * An answer too large for an ordinary Artery frame (a long episode's trajectory), sent to the
+     * answer relay of the requester's node over the large-message lane; the relay hands it to
+     * {@code replyTo} there, as if the worker had answered directly.
+     */
+    public record RelayedAnswer(Trajectory trajectory, ActorRef<Trajectory> replyTo) implements CborSerializable {}
+
     /** What a worker tells a requester about an episode besides its answer. */
     public sealed interface Receipt extends CborSerializable permits Accepted, Released {
         String episodeId();
