@@ -89,7 +89,7 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
     @Override
     public Receive<LearnerProtocol.Command> createReceive() {
         return newReceiveBuilder()
-                .onMessage(TrainBatch.class, this::onTrain)
+                .onMessage(TrainBatch.class, this::onTrainPart)
                 .onMessage(Checkpoint.class, this::onCheckpoint)
                 .onSignal(PostStop.class, s -> {
                     closeRun();
@@ -121,6 +121,30 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
         }
         run = null;
         runDir = null;
+    }
+
+    /** Parts of batches that came in several messages, by batch id, until every part is here. */
+    private final Map<Long, TrainBatch[]> partial = new java.util.LinkedHashMap<>();
+
+    /** Batches whose parts went astray are dropped past this many: the coordinator sends a batch again whole. */
+    private static final int MAX_PARTIAL_BATCHES = 8;
+
+    private Behavior<LearnerProtocol.Command> onTrainPart(TrainBatch part) {
+        if (part.parts() <= 1) return onTrain(part);
+        TrainBatch[] got = partial.computeIfAbsent(part.batchId(), id -> new TrainBatch[part.parts()]);
+        if (got.length != part.parts() || part.part() < 0 || part.part() >= got.length) {
+            getContext().getLog().warn("batch {}: part {} of {} does not match the {} parts seen", part.batchId(), part.part(), part.parts(),
+                    got.length);
+            return this;
+        }
+        got[part.part()] = part;
+        while (partial.size() > MAX_PARTIAL_BATCHES) partial.remove(partial.keySet().iterator().next());
+        for (TrainBatch p : got) if (p == null) return this;
+        partial.remove(part.batchId());
+        java.util.List<java.util.List<dev.agentswarm.core.protocol.Trajectory>> groups = new java.util.ArrayList<>();
+        for (TrainBatch p : got) groups.addAll(p.groups());
+        TrainBatch first = got[0];
+        return onTrain(new TrainBatch(first.batchId(), groups, first.dataCursor(), first.step(), first.runDir(), first.replyTo()));
     }
 
     private Behavior<LearnerProtocol.Command> onTrain(TrainBatch t) {

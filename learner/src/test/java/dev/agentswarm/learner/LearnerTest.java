@@ -141,6 +141,27 @@ class LearnerTest {
     }
 
     @Test
+    void aBatchInPartsIsTrainedOnceAllItsPartsAreHere(@TempDir Path runDir) throws Exception {
+        GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")
+                .withFallback(ConfigFactory.load()), 16);
+        TestProbe<WeightsProtocol.SourceCommand> source = kit.createTestProbe(WeightsProtocol.SourceCommand.class);
+        TestProbe<LearnerProtocol.TrainReply> replies = kit.createTestProbe(LearnerProtocol.TrainReply.class);
+        ActorRef<LearnerProtocol.Command> learner = kit.spawn(Learner.create(opener(settings), source.getRef(), "node-a"), "parts",
+                DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+        TrainBatch whole = new TrainBatch(5, groups(false, true), 0, 0, runDir.toString(), replies.getRef());
+        List<TrainBatch> parts = whole.split(1); // a group per part
+        assertEquals(2, parts.size());
+        learner.tell(parts.get(1)); // out of order: nothing trains until both are here
+        replies.expectNoMessage(Duration.ofMillis(300));
+        learner.tell(parts.get(0));
+        BatchTrained r = trained(replies);
+        assertNull(r.error());
+        assertEquals(1, r.step());
+        assertEquals(48, r.metrics().get("tokens"), 1e-9, "both groups trained together: 8 completions of 6 tokens");
+        kit.stop(learner);
+    }
+
+    @Test
     void eachUpdatePublishesTheNextVersionAndReportsItsMetrics(@TempDir Path runDir) throws Exception {
         TestProbe<WeightsProtocol.SourceCommand> source = kit.createTestProbe(WeightsProtocol.SourceCommand.class);
         GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")

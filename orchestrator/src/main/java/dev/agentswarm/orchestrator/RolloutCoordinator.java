@@ -123,6 +123,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     /** Ids of batches sent again to a learner that came back: their metrics were written the first time. */
     private final java.util.Set<Long> replays = new java.util.HashSet<>();
     private String learnerNode;
+    private final long learnerPartBytes;
     private long retrained;
     private final long started = System.nanoTime();
     private long version;
@@ -170,6 +171,10 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
         this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
         this.trained = ctx.messageAdapter(LearnerProtocol.TrainReply.class, Trained::new);
+        // Half a large frame per part: the size estimate is rough.
+        this.learnerPartBytes = ctx.getSystem().settings().config().hasPath("pekko.remote.artery.advanced.maximum-large-frame-size")
+                ? ctx.getSystem().settings().config().getBytes("pekko.remote.artery.advanced.maximum-large-frame-size") / 2
+                : Long.MAX_VALUE;
         placements.members(NodeLoss.follow(ctx, MemberChanged::new));
         Duration every = min(min(settings.episodeTimeout(), settings.ackTimeout()).dividedBy(4), Duration.ofSeconds(1));
         timers.startTimerWithFixedDelay(CheckOverdue.INSTANCE, every.isZero() ? Duration.ofMillis(1) : every);
@@ -295,7 +300,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         if (atLearner != null && (learnerNode == null || learnerNode.equals(m.node()))) {
             // The learner's node is gone with the batch: the singleton starts on another learner node and gets it again.
             getContext().getLog().warn("node {} left while the learner had batch {}: sending it again", m.node(), atLearner.batchId());
-            wiring.learner().tell(atLearner);
+            tellLearner(atLearner);
         }
         long due = System.currentTimeMillis() + EpisodePlacements.LOST_RESEND_ACK_MILLIS;
         for (String id : placements.removed(m.node(), getContext().getLog())) resend(id, due);
@@ -345,7 +350,15 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         if (atLearner != null || toLearner.isEmpty()) return;
         atLearner = toLearner.poll();
         training = true;
-        wiring.learner().tell(atLearner);
+        tellLearner(atLearner);
+    }
+
+    /**
+     * Sends a batch to the learner, in parts that each fit a frame of the large-message lane the
+     * learner's messages travel on (a batch of long episodes is megabytes).
+     */
+    private void tellLearner(TrainBatch batch) {
+        for (TrainBatch part : batch.split(learnerPartBytes)) wiring.learner().tell(part);
     }
 
     private void trainIfReady() {

@@ -29,13 +29,48 @@ public final class LearnerProtocol {
      * is where the sender's task order stands, kept in the checkpoints so a resumed run goes on from
      * there. {@code step} is the learner step the update starts from ({@link #ANY_STEP}: unchecked);
      * {@code runDir} the run folder the learner opens (its {@code train.conf} and checkpoints) when it
-     * has not yet (null: the run the learner was made with).
+     * has not yet (null: the run the learner was made with). A batch larger than a frame of the
+     * large-message lane travels as {@code parts} messages (part {@code part}, 0-based, each with some
+     * of the groups), which the learner puts together before it trains ({@link #split}).
      */
     public record TrainBatch(long batchId, List<List<Trajectory>> groups, long dataCursor, long step, String runDir,
-                             ActorRef<TrainReply> replyTo) implements Command {
+                             ActorRef<TrainReply> replyTo, int part, int parts) implements Command {
+
+        public TrainBatch(long batchId, List<List<Trajectory>> groups, long dataCursor, long step, String runDir,
+                          ActorRef<TrainReply> replyTo) {
+            this(batchId, groups, dataCursor, step, runDir, replyTo, 0, 1);
+        }
 
         public TrainBatch(long batchId, List<List<Trajectory>> groups, long dataCursor, ActorRef<TrainReply> replyTo) {
-            this(batchId, groups, dataCursor, ANY_STEP, null, replyTo);
+            this(batchId, groups, dataCursor, ANY_STEP, null, replyTo, 0, 1);
+        }
+
+        /**
+         * This batch in parts of about {@code maxBytes} each (whole groups; a group larger than that
+         * is a part of its own), or itself when it fits in one.
+         */
+        public List<TrainBatch> split(long maxBytes) {
+            List<List<List<Trajectory>>> parts = new java.util.ArrayList<>();
+            List<List<Trajectory>> current = new java.util.ArrayList<>();
+            long bytes = 0;
+            for (List<Trajectory> g : groups) {
+                long size = 0;
+                for (Trajectory t : g) size += t.approxWireBytes();
+                if (!current.isEmpty() && bytes + size > maxBytes) {
+                    parts.add(current);
+                    current = new java.util.ArrayList<>();
+                    bytes = 0;
+                }
+                current.add(g);
+                bytes += size;
+            }
+            parts.add(current);
+            if (parts.size() == 1) return List.of(this);
+            List<TrainBatch> out = new java.util.ArrayList<>();
+            for (int i = 0; i < parts.size(); i++) {
+                out.add(new TrainBatch(batchId, List.copyOf(parts.get(i)), dataCursor, step, runDir, replyTo, i, parts.size()));
+            }
+            return out;
         }
     }
 
