@@ -14,7 +14,6 @@ import dev.agentswarm.learner.WeightsSource;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.ModelConfig;
 import dev.agentswarm.policy.model.ModelWeights;
-import dev.agentswarm.testkit.ScriptedPolicy;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
 import dev.agentswarm.workers.WeightsFetcher;
@@ -22,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,7 +31,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * Weights published on the learner's node are served on other nodes, whatever their size: here the
  * large-message lane's frame is 1 MiB and the {@code small} model's safetensors are 13 MB, so they
- * can only cross as chunks (512 KiB). Every message goes through CBOR ({@code serialize-messages}).
+ * can only cross as chunks (512 KiB). The learner's own node serves them too, handed over whole
+ * within the JVM. Every message goes through CBOR ({@code serialize-messages}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TwoNodeWeightsTest {
@@ -49,6 +50,7 @@ class TwoNodeWeightsTest {
     private NDManager manager;
     private CausalLm trained; // stands for the learner's model: each version is its weights under a new number
     private SwarmNode learner;
+    private EmbeddedPolicy learnerPolicy; // the policy of the learner's own node, as in the embedded default
     private Worker worker;
     private ActorRef<WeightsProtocol.SourceCommand> source;
     private long version;
@@ -65,7 +67,10 @@ class TwoNodeWeightsTest {
     void start() throws Exception {
         manager = NDManager.newBaseManager();
         trained = CausalLm.create(ModelConfig.preset("small"), manager, 5);
-        learner = SwarmNode.start(CFG, new EpisodeServices(ScriptedPolicy.replies("done"), EpisodeRuns.builtInTools()), null);
+        learner = SwarmNode.start(CFG, system -> {
+            learnerPolicy = EmbeddedPolicy.spawn(system, CFG);
+            return new EpisodeServices(learnerPolicy, EpisodeRuns.builtInTools());
+        }, null);
         source = learner.weightsSource();
         worker = worker();
     }
@@ -105,6 +110,17 @@ class TwoNodeWeightsTest {
                 .toCompletableFuture().get();
         assertEquals(v, s.version());
         assertEquals(v, servedVersion(worker.policy()), "completions come from the published version");
+    }
+
+    @Test
+    void theLearnersOwnNodeTakesTheWholeVersionFromItsSourceWithoutChunks() throws Exception {
+        long v = ++version;
+        LoggingTestKit.info("weights version " + v + " taken whole from this JVM's source").expect(learner.system(), () -> publish(v));
+        assertEquals(v, WeightsFetcher.awaitVersion(learnerPolicy.weights(), v, WAIT, learner.system().scheduler())
+                .toCompletableFuture().get().version());
+        assertEquals(v, servedVersion(learnerPolicy));
+        assertEquals(v, WeightsFetcher.awaitVersion(worker.policy().weights(), v, WAIT, worker.node().system().scheduler())
+                .toCompletableFuture().get().version(), "and the other node pulled the chunks");
     }
 
     @Test

@@ -2,23 +2,26 @@ package dev.agentswarm.learner;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.protocol.WeightsProtocol;
 import dev.agentswarm.core.protocol.WeightsProtocol.ChunkUnavailable;
 import dev.agentswarm.core.protocol.WeightsProtocol.FetchChunk;
+import dev.agentswarm.core.protocol.WeightsProtocol.FetchWhole;
 import dev.agentswarm.core.protocol.WeightsProtocol.FetcherCommand;
 import dev.agentswarm.core.protocol.WeightsProtocol.GetLatest;
 import dev.agentswarm.core.protocol.WeightsProtocol.Latest;
 import dev.agentswarm.core.protocol.WeightsProtocol.SourceCommand;
 import dev.agentswarm.core.protocol.WeightsProtocol.WeightsChunk;
 import dev.agentswarm.core.protocol.WeightsProtocol.WeightsNotice;
+import dev.agentswarm.core.protocol.WeightsProtocol.WholeWeights;
 import dev.agentswarm.core.protocol.WeightsSettings;
 import java.io.ByteArrayOutputStream;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Random;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
@@ -29,7 +32,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-/** The learner's weights source: notices on the topic, chunks on request, the newest for whoever asks. */
+/**
+ * The learner's weights source: notices on the topic, chunks on request, the newest for whoever asks,
+ * whole versions by reference for its own JVM. The probes are all local: a predicate says which
+ * stand for fetchers on other nodes.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WeightsSourceTest {
 
@@ -47,20 +54,22 @@ class WeightsSourceTest {
         return b;
     }
 
+    private static final WeightsSettings SETTINGS = new WeightsSettings(1000, 4, Duration.ofSeconds(1), 1, Duration.ofHours(1));
+
     @Test
     void announcesEachVersionAndServesItsChunksAndThePreviousOnesUntilReplaced() throws Exception {
         TestProbe<WeightsNotice> topicListener = kit.createTestProbe();
         ActorRef<Topic.Command<WeightsNotice>> topic = kit.spawn(Topic.create(WeightsNotice.class, WeightsProtocol.TOPIC), "listener-topic");
         topic.tell(Topic.subscribe(topicListener.getRef()));
-        ActorRef<SourceCommand> source = kit.spawn(WeightsSource.create(new WeightsSettings(1000, 4, Duration.ofSeconds(1), 1,
-                Duration.ofHours(1))), "source");
+        TestProbe<FetcherCommand> fetcher = kit.createTestProbe(); // on another node
+        TestProbe<FetcherCommand> local = kit.createTestProbe(); // on the source's node
+        ActorRef<SourceCommand> source = kit.spawn(WeightsSource.create(SETTINGS, ref -> !ref.equals(fetcher.getRef())), "source");
         TestProbe<Topic.TopicStats> stats = kit.createTestProbe();
         stats.awaitAssert(() -> { // the source's topic and the listener's have found each other
             topic.tell(Topic.getTopicStats(stats.getRef()));
             assertEquals(1, stats.receiveMessage().topicInstanceCount());
             return null;
         });
-        TestProbe<FetcherCommand> fetcher = kit.createTestProbe();
         source.tell(new GetLatest(fetcher.getRef()));
         assertNull(fetcher.expectMessageClass(Latest.class).notice(), "nothing published yet");
 
@@ -71,7 +80,10 @@ class WeightsSourceTest {
         assertEquals(n1, topicListener.receiveMessage(), "the same notice goes on the topic");
         assertEquals(2500, n1.totalBytes());
         assertEquals(3, n1.chunkCount());
-        assertEquals(HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(v1)), n1.sha256());
+        assertTrue(n1.hasChecksums(), "a fetcher on another node has asked: the notice carries the checksums");
+        for (int i = 0; i < 3; i++) {
+            assertEquals(WeightsProtocol.crc32c(v1, i * 1000, n1.chunkLength(i)), n1.checksums()[i], "chunk " + i + "'s CRC32C");
+        }
         assertEquals(source, n1.source());
         ByteArrayOutputStream whole = new ByteArrayOutputStream();
         for (int i = 0; i < n1.chunkCount(); i++) {
@@ -95,6 +107,13 @@ class WeightsSourceTest {
         source.tell(new FetchChunk(3, 1, fetcher.getRef()));
         assertEquals(1, fetcher.expectMessageClass(ChunkUnavailable.class).index(), "version 3 has one chunk");
 
+        source.tell(new FetchWhole(3, local.getRef()));
+        assertEquals(900, local.expectMessageClass(WholeWeights.class).bytes().length, "all of a version at once, for this JVM");
+        source.tell(new FetchWhole(1, local.getRef()));
+        assertEquals(new ChunkUnavailable(1, WeightsProtocol.WHOLE, n3), local.expectMessageClass(ChunkUnavailable.class));
+        source.tell(new FetchWhole(3, fetcher.getRef()));
+        fetcher.expectNoMessage(Duration.ofMillis(200)); // never the whole model to another node: it pulls chunks
+
         source.tell(new WeightsSource.Publish(2, v2, null)); // not newer: refused
         topicListener.expectNoMessage(Duration.ofMillis(200));
         source.tell(new GetLatest(fetcher.getRef()));
@@ -104,5 +123,43 @@ class WeightsSourceTest {
         kit.system().receptionist().tell(Receptionist.find(WeightsProtocol.SOURCE_KEY, listing.getRef()));
         assertTrue(listing.receiveMessage().getServiceInstances(WeightsProtocol.SOURCE_KEY).contains(source),
                 "nodes find the source through the Receptionist");
+    }
+
+    @Test
+    void aFetcherInTheSameJvmGetsTheVeryArrayPublished() {
+        // Without serialize-messages, as in production: a local message is never copied.
+        ActorTestKit plain = ActorTestKit.create("source-local");
+        try {
+            ActorRef<SourceCommand> source = plain.spawn(WeightsSource.create(SETTINGS), "source");
+            byte[] v1 = bytes(2500, 1);
+            TestProbe<WeightsNotice> published = plain.createTestProbe();
+            source.tell(new WeightsSource.Publish(1, v1, published.getRef()));
+            published.receiveMessage();
+            TestProbe<FetcherCommand> fetcher = plain.createTestProbe();
+            source.tell(new FetchWhole(1, fetcher.getRef()));
+            assertSame(v1, fetcher.expectMessageClass(WholeWeights.class).bytes(), "by reference, no copy");
+        } finally {
+            plain.shutdownTestKit();
+        }
+    }
+
+    @Test
+    void checksumsAreComputedOnlyOnceAFetcherOnAnotherNodeAsks() {
+        TestProbe<FetcherCommand> remote = kit.createTestProbe();
+        TestProbe<FetcherCommand> local = kit.createTestProbe();
+        ActorRef<SourceCommand> source = kit.spawn(WeightsSource.create(SETTINGS, ref -> !ref.equals(remote.getRef())), "source-lazy");
+        byte[] v1 = bytes(2500, 1);
+        TestProbe<WeightsNotice> published = kit.createTestProbe();
+        source.tell(new WeightsSource.Publish(1, v1, published.getRef()));
+        assertFalse(published.receiveMessage().hasChecksums(), "a single node needs none");
+        source.tell(new GetLatest(local.getRef()));
+        assertFalse(local.expectMessageClass(Latest.class).notice().hasChecksums());
+
+        source.tell(new GetLatest(remote.getRef()));
+        WeightsNotice checked = remote.expectMessageClass(Latest.class).notice();
+        assertEquals(1, checked.version());
+        assertEquals(WeightsNotice.of(1, v1, 1000, source), checked, "the version held gets them when another node asks");
+        source.tell(new WeightsSource.Publish(2, bytes(1200, 2), published.getRef()));
+        assertTrue(published.receiveMessage().hasChecksums(), "and every version after, from its publication");
     }
 }

@@ -1,31 +1,29 @@
 package dev.agentswarm.workers;
 
-import dev.agentswarm.core.protocol.WeightsProtocol;
 import dev.agentswarm.core.protocol.WeightsProtocol.WeightsNotice;
-import java.security.MessageDigest;
 import java.util.BitSet;
-import java.util.HexFormat;
 
 /**
- * The bytes of one announced version, put back together from its chunks in any order. A chunk of
- * another version, out of range or of the wrong length is refused; the whole is handed out only
- * when every chunk is in and the size and SHA-256 match the notice ({@link #verified}), so nothing
- * half-fetched can be loaded. The hash is taken as the chunks come (over the in-order prefix), so
- * verifying a large model costs little after the last chunk.
+ * The bytes of one announced version, put back together from its chunks in any order. Each chunk is
+ * checked as it comes: one of another version, out of range, of the wrong length or whose CRC32C is
+ * not the notice's is refused and nothing of it is kept, so the caller asks for that chunk again. The
+ * whole is handed out only when every chunk is in and the size is the notice's ({@link #verified}),
+ * so nothing half-fetched can be loaded.
  */
 public final class WeightsAssembly {
 
     private final WeightsNotice notice;
     private final byte[] bytes;
     private final BitSet received;
-    private final MessageDigest digest = WeightsProtocol.newSha256();
-    private int hashed; // chunks [0, hashed) are in the digest
-    private byte[] verified;
+    private long receivedBytes;
 
     public WeightsAssembly(WeightsNotice notice) {
         if (notice.totalBytes() > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException("weights version " + notice.version() + " are " + notice.totalBytes()
                     + " bytes: more than one Java array holds");
+        }
+        if (!notice.hasChecksums()) {
+            throw new IllegalArgumentException("weights version " + notice.version() + " were announced without checksums: ask the source for them");
         }
         this.notice = notice;
         this.bytes = new byte[(int) notice.totalBytes()];
@@ -38,7 +36,8 @@ public final class WeightsAssembly {
 
     /**
      * Takes chunk {@code index} of {@code version}. Returns false for a chunk already taken (a
-     * retried request answered twice); throws, taking nothing, for one that does not belong.
+     * retried request answered twice); throws, taking nothing, for one that does not belong or does
+     * not match its checksum.
      */
     public boolean add(long version, int index, byte[] chunk) {
         if (version != notice.version()) {
@@ -52,12 +51,12 @@ public final class WeightsAssembly {
                     + " bytes, not " + notice.chunkLength(index));
         }
         if (received.get(index)) return false;
+        if (!notice.matches(index, chunk)) {
+            throw new IllegalArgumentException("chunk " + index + " of version " + version + " does not match its CRC32C in the notice");
+        }
         System.arraycopy(chunk, 0, bytes, (int) notice.offset(index), chunk.length);
         received.set(index);
-        while (hashed < notice.chunkCount() && received.get(hashed)) {
-            digest.update(bytes, (int) notice.offset(hashed), notice.chunkLength(hashed));
-            hashed++;
-        }
+        receivedBytes += chunk.length;
         return true;
     }
 
@@ -74,21 +73,18 @@ public final class WeightsAssembly {
     }
 
     /**
-     * The whole version's bytes, once every chunk is in and their SHA-256 is the notice's; throws
-     * {@link IllegalStateException} naming what is missing or wrong otherwise.
+     * The whole version's bytes, once every chunk is in (each checked on arrival) and they add up
+     * to the notice's size; throws {@link IllegalStateException} naming what is missing or wrong otherwise.
      */
     public byte[] verified() {
-        if (verified != null) return verified;
         if (!complete()) {
             throw new IllegalStateException("weights version " + notice.version() + " are incomplete: chunk "
                     + received.nextClearBit(0) + " of " + notice.chunkCount() + " is missing");
         }
-        String sha = HexFormat.of().formatHex(digest.digest());
-        if (!sha.equals(notice.sha256())) {
-            throw new IllegalStateException("weights version " + notice.version() + " do not match their notice: SHA-256 " + sha
-                    + ", announced " + notice.sha256());
+        if (receivedBytes != notice.totalBytes() || bytes.length != notice.totalBytes()) {
+            throw new IllegalStateException("weights version " + notice.version() + " are " + receivedBytes + " bytes, announced "
+                    + notice.totalBytes());
         }
-        verified = bytes;
-        return verified;
+        return bytes;
     }
 }

@@ -5,12 +5,14 @@ import dev.agentswarm.core.CborSerializable;
 import dev.agentswarm.core.protocol.WeightsProtocol;
 import dev.agentswarm.core.protocol.WeightsProtocol.ChunkUnavailable;
 import dev.agentswarm.core.protocol.WeightsProtocol.FetchChunk;
+import dev.agentswarm.core.protocol.WeightsProtocol.FetchWhole;
 import dev.agentswarm.core.protocol.WeightsProtocol.FetcherCommand;
 import dev.agentswarm.core.protocol.WeightsProtocol.GetLatest;
 import dev.agentswarm.core.protocol.WeightsProtocol.Latest;
 import dev.agentswarm.core.protocol.WeightsProtocol.SourceCommand;
 import dev.agentswarm.core.protocol.WeightsProtocol.WeightsChunk;
 import dev.agentswarm.core.protocol.WeightsProtocol.WeightsNotice;
+import dev.agentswarm.core.protocol.WeightsProtocol.WholeWeights;
 import dev.agentswarm.core.protocol.WeightsSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Predicate;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -40,9 +43,12 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
  * learner runs. It follows the notices on the {@link WeightsProtocol#TOPIC} topic and the weights
  * sources in the Receptionist; on a version newer than the one served it pulls the chunks from the
  * source (at most {@code agentswarm.weights.window} requests outstanding, a chunk asked again when
- * its reply is late, a newer version announced mid-fetch taking over), checks size and SHA-256
- * ({@link WeightsAssembly}), and hands the whole to the server, counting the version as served only
- * once the server says it loaded it. At start, whenever a source appears, and every
+ * its reply is late or fails its CRC32C, a newer version announced mid-fetch taking over), checks
+ * that every chunk is in and the size ({@link WeightsAssembly}), and hands the whole to the server,
+ * counting the version as served only once the server says it loaded it. From a source in its own
+ * actor system (the learner on this node, as in the embedded default) it asks for the whole version
+ * in one message instead and hands the source's array on as it is: nothing to copy or check, it never
+ * left the JVM. At start, whenever a source appears, and every
  * {@code poll-interval}, it asks the sources for their newest version: a node that joined late or
  * missed a notice catches up without a new publication.
  *
@@ -94,10 +100,12 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     private long served;
     private WeightsNotice newest;
     private boolean heard;
-    private String refusedSha; // a version that failed its check or its load is not fetched again
-    private WeightsAssembly fetching;
+    private final Predicate<ActorRef<?>> inThisJvm;
+    private WeightsNotice refused; // a version that failed its checks or its load is not fetched again
+    private WeightsNotice fetching; // the version being fetched, null when none
+    private WeightsAssembly assembly; // its chunks; null when it comes whole from this JVM
     private long fetchStarted;
-    private final Map<Integer, Integer> outstanding = new HashMap<>(); // chunk index → retries so far
+    private final Map<Integer, Integer> outstanding = new HashMap<>(); // chunk index (or WHOLE) → retries so far
     private int nextIndex;
     private WeightsNotice loading;
     private final List<AwaitVersion> awaitingVersion = new ArrayList<>();
@@ -109,7 +117,17 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
      */
     public static Behavior<FetcherCommand> create(ActorRef<PolicyServer.Command> server, long served, WeightsSettings settings,
                                                   long maxChunkBytes) {
-        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new WeightsFetcher(ctx, timers, server, served, settings, maxChunkBytes)));
+        return create(server, served, settings, maxChunkBytes, WeightsProtocol::inThisJvm);
+    }
+
+    /**
+     * The same, with {@code inThisJvm} telling the sources of the fetcher's own JVM, whose versions it
+     * takes whole (tests of the chunked path, whose scripted sources are local, say none is).
+     */
+    static Behavior<FetcherCommand> create(ActorRef<PolicyServer.Command> server, long served, WeightsSettings settings,
+                                           long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm) {
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new WeightsFetcher(ctx, timers, server, served, settings, maxChunkBytes,
+                inThisJvm)));
     }
 
     /**
@@ -136,8 +154,9 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     }
 
     private WeightsFetcher(ActorContext<FetcherCommand> context, TimerScheduler<FetcherCommand> timers, ActorRef<PolicyServer.Command> server,
-                           long served, WeightsSettings settings, long maxChunkBytes) {
+                           long served, WeightsSettings settings, long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm) {
         super(context);
+        this.inThisJvm = inThisJvm;
         this.timers = timers;
         this.server = server;
         this.served = served;
@@ -157,6 +176,7 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
                 .onMessage(WeightsNotice.class, this::onNotice)
                 .onMessage(Latest.class, this::onLatest)
                 .onMessage(WeightsChunk.class, this::onChunk)
+                .onMessage(WholeWeights.class, this::onWhole)
                 .onMessage(ChunkUnavailable.class, this::onUnavailable)
                 .onMessage(ChunkTimedOut.class, this::onTimedOut)
                 .onMessage(Loaded.class, this::onLoaded)
@@ -185,79 +205,127 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     }
 
     private void consider(WeightsNotice n) {
-        if (newest == null || n.version() > newest.version()) newest = n;
+        if (newest == null || n.version() > newest.version()
+                || n.version() == newest.version() && n.hasChecksums() && !newest.hasChecksums()) {
+            newest = n;
+        }
         advance();
         answerWaiting();
     }
 
     /** Starts fetching the newest version when it is newer than the one served and nothing is loading. */
     private void advance() {
-        if (loading != null || newest == null || newest.version() <= served || newest.sha256().equals(refusedSha)) return;
+        if (loading != null || newest == null || newest.version() <= served || isRefused(newest)) return;
         if (fetching != null) {
-            if (fetching.notice().version() == newest.version()) return;
+            if (fetching.version() == newest.version()) return;
             getContext().getLog().info("weights version {} announced while fetching {}: fetching {} instead", newest.version(),
-                    fetching.notice().version(), newest.version());
+                    fetching.version(), newest.version());
             abandon();
+        }
+        fetchStarted = System.nanoTime();
+        if (inThisJvm.test(newest.source())) {
+            fetching = newest;
+            request(WeightsProtocol.WHOLE, 0);
+            return;
+        }
+        if (!newest.hasChecksums()) {
+            // Announced before the source knew of fetchers on other nodes: its newest comes with them.
+            newest.source().tell(new GetLatest(getContext().getSelf()));
+            return;
         }
         if (newest.chunkSize() > maxChunkBytes) {
             getContext().getLog().error("cannot fetch weights version {}: its chunks of {} bytes do not fit in this node's large frame ({}); "
                     + "raise {} here or lower {}.chunk-size on the learner's node", newest.version(), newest.chunkSize(),
                     WeightsSettings.FRAME_KEY, WeightsSettings.FRAME_KEY, WeightsSettings.CONFIG_PATH);
-            refusedSha = newest.sha256();
+            refused = newest;
             return;
         }
         try {
-            fetching = new WeightsAssembly(newest);
+            assembly = new WeightsAssembly(newest);
         } catch (IllegalArgumentException e) {
             getContext().getLog().error("cannot fetch weights: {}", e.getMessage());
-            refusedSha = newest.sha256();
+            refused = newest;
             return;
         }
-        fetchStarted = System.nanoTime();
+        fetching = newest;
         nextIndex = 0;
         fill();
     }
 
+    /** The same version of the same source as the one refused (its notice with checksums or without). */
+    private boolean isRefused(WeightsNotice n) {
+        return refused != null && n.version() == refused.version() && n.source().equals(refused.source());
+    }
+
     private void fill() {
-        while (outstanding.size() < settings.window() && nextIndex < fetching.notice().chunkCount()) {
-            if (!fetching.has(nextIndex)) request(nextIndex, 0);
+        while (outstanding.size() < settings.window() && nextIndex < fetching.chunkCount()) {
+            if (!assembly.has(nextIndex)) request(nextIndex, 0);
             nextIndex++;
         }
     }
 
+    /** Asks for chunk {@code index}, or the whole version when it is {@link WeightsProtocol#WHOLE}. */
     private void request(int index, int retries) {
-        WeightsNotice n = fetching.notice();
+        WeightsNotice n = fetching;
         outstanding.put(index, retries);
-        n.source().tell(new FetchChunk(n.version(), index, getContext().getSelf()));
+        n.source().tell(index == WeightsProtocol.WHOLE ? new FetchWhole(n.version(), getContext().getSelf())
+                : new FetchChunk(n.version(), index, getContext().getSelf()));
         timers.startSingleTimer(index, new ChunkTimedOut(n.version(), index), settings.chunkTimeout());
     }
 
     private void retry(int index, int retries) {
         if (retries > settings.maxRetries()) {
-            giveUp("chunk " + index + " did not come after " + retries + " requests");
+            giveUp((index == WeightsProtocol.WHOLE ? "the whole version" : "chunk " + index) + " did not come after " + retries + " requests");
         } else {
             request(index, retries);
         }
     }
 
     private Behavior<FetcherCommand> onChunk(WeightsChunk c) {
-        if (fetching == null || c.version() != fetching.notice().version()) return this; // a late reply to an abandoned fetch
+        if (assembly == null || c.version() != fetching.version()) return this; // a late reply to an abandoned fetch
         Integer retries = outstanding.remove(c.index());
         if (retries != null) timers.cancel(c.index());
         try {
-            fetching.add(c.version(), c.index(), c.bytes());
+            assembly.add(c.version(), c.index(), c.bytes());
         } catch (IllegalArgumentException e) {
             getContext().getLog().warn("refused a chunk: {}", e.getMessage());
-            if (retries != null) retry(c.index(), retries + 1);
+            if (retries == null) return this;
+            if (retries + 1 > settings.maxRetries()) {
+                // The source sends the same wrong bytes again and again: they will not change by asking.
+                refuse("chunk " + c.index() + " was wrong " + (retries + 1) + " times in a row");
+            } else {
+                request(c.index(), retries + 1);
+            }
             return this;
         }
         fill();
-        if (fetching.complete()) finish();
+        if (assembly.complete()) {
+            byte[] bytes;
+            try {
+                bytes = assembly.verified();
+            } catch (IllegalStateException e) {
+                refuse(e.getMessage());
+                return this;
+            }
+            finish(bytes);
+        }
+        return this;
+    }
+
+    private Behavior<FetcherCommand> onWhole(WholeWeights w) {
+        if (fetching == null || assembly != null || w.version() != fetching.version()) return this;
+        if (outstanding.remove(WeightsProtocol.WHOLE) == null) return this; // a retried request answered twice
+        timers.cancel(WeightsProtocol.WHOLE);
+        if (w.bytes() == null || w.bytes().length != fetching.totalBytes()) {
+            refuse("they are " + (w.bytes() == null ? 0 : w.bytes().length) + " bytes, announced " + fetching.totalBytes());
+            return this;
+        }
+        finish(w.bytes());
         return this;
     }
 
     private Behavior<FetcherCommand> onUnavailable(ChunkUnavailable u) {
-        if (fetching == null || u.version() != fetching.notice().version()) return this;
+        if (fetching == null || u.version() != fetching.version()) return this;
         getContext().getLog().info("weights version {} is no longer held by its source (it holds {})", u.version(),
                 u.newest() == null ? "none" : u.newest().version());
         abandon();
@@ -267,32 +335,37 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
 
     private Behavior<FetcherCommand> onTimedOut(ChunkTimedOut t) {
         Integer retries = outstanding.get(t.index());
-        if (fetching == null || t.version() != fetching.notice().version() || retries == null) return this;
+        if (fetching == null || t.version() != fetching.version() || retries == null) return this;
         retry(t.index(), retries + 1);
         return this;
     }
 
-    /** Every chunk is in: checked, then handed to the server whole. */
-    private void finish() {
-        WeightsNotice n = fetching.notice();
-        byte[] bytes;
-        try {
-            bytes = fetching.verified();
-        } catch (IllegalStateException e) {
-            getContext().getLog().error("refused fetched weights: {}", e.getMessage());
-            refusedSha = n.sha256();
-            abandon();
-            return;
-        }
+    /** The whole version is in and checked: handed to the server. */
+    private void finish(byte[] bytes) {
+        WeightsNotice n = fetching;
+        boolean whole = assembly == null;
         abandon();
-        getContext().getLog().info("weights version {} fetched: {} bytes in {} ms", n.version(), n.totalBytes(),
-                (System.nanoTime() - fetchStarted) / 1_000_000);
+        long ms = (System.nanoTime() - fetchStarted) / 1_000_000;
+        if (whole) {
+            getContext().getLog().info("weights version {} taken whole from this JVM's source: {} bytes in {} ms", n.version(),
+                    n.totalBytes(), ms);
+        } else {
+            getContext().getLog().info("weights version {} fetched: {} bytes in {} chunks in {} ms", n.version(), n.totalBytes(),
+                    n.chunkCount(), ms);
+        }
         loading = n;
         server.tell(new PolicyServer.LoadWeights(bytes, loaded));
     }
 
+    /** The version being fetched fails its checks: never loaded, and not fetched again. */
+    private void refuse(String why) {
+        getContext().getLog().error("refused fetched weights version {}: {}", fetching.version(), why);
+        refused = fetching;
+        abandon();
+    }
+
     private void giveUp(String why) {
-        getContext().getLog().warn("gave up fetching weights version {}: {}; asking the sources again", fetching.notice().version(), why);
+        getContext().getLog().warn("gave up fetching weights version {}: {}; asking the sources again", fetching.version(), why);
         abandon();
         askSources();
     }
@@ -301,6 +374,7 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
         for (Integer index : outstanding.keySet()) timers.cancel(index);
         outstanding.clear();
         fetching = null;
+        assembly = null;
     }
 
     private Behavior<FetcherCommand> onLoaded(Loaded l) {
@@ -309,7 +383,7 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
         if (n == null) return this;
         if (l.result().error() != null) {
             getContext().getLog().error("the policy server refused weights version {}: {}", n.version(), l.result().error());
-            refusedSha = n.sha256();
+            refused = n;
         } else {
             if (l.result().version() != n.version()) {
                 getContext().getLog().warn("weights announced as version {} carry version {} in their metadata", n.version(),
@@ -332,7 +406,7 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
         sources = Set.copyOf(now);
         // A version only a departed source held cannot be fetched: forget it, the sources left say what is newest.
         if (newest != null && newest.version() > served && gone.contains(newest.source())) {
-            if (fetching != null && fetching.notice().source().equals(newest.source())) abandon();
+            if (fetching != null && fetching.source().equals(newest.source())) abandon();
             newest = null;
             askSources();
         }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.agentswarm.core.protocol.WeightsProtocol.SourceCommand;
 import dev.agentswarm.core.protocol.WeightsProtocol.WeightsNotice;
 import java.util.Random;
+import java.util.zip.CRC32C;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -66,18 +67,36 @@ class WeightsAssemblyTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> a.add(3, 1, new byte[999])).getMessage()
                 .contains("has 999 bytes, not 1000"));
         assertEquals(0, a.receivedCount());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> new WeightsAssembly(WeightsNotice.withoutChecksums(3, 2500, 1000,
+                notice.source()))).getMessage().contains("without checksums"), "nothing to check chunks against");
     }
 
     @Test
-    void bytesThatDoNotMatchTheAnnouncedHashAreRefused() {
+    void aChunkThatDoesNotMatchItsChecksumIsRefusedAndTheGoodOneTakenAfter() {
         WeightsAssembly a = new WeightsAssembly(notice);
         byte[] wrong = notice.slice(bytes, 1);
         wrong[17] ^= 1;
         a.add(3, 0, notice.slice(bytes, 0));
-        a.add(3, 1, wrong);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> a.add(3, 1, wrong));
+        assertTrue(e.getMessage().contains("chunk 1 of version 3 does not match its CRC32C"), e.getMessage());
+        assertFalse(a.has(1), "nothing of a refused chunk is kept");
         a.add(3, 2, notice.slice(bytes, 2));
-        assertTrue(a.complete());
-        IllegalStateException e = assertThrows(IllegalStateException.class, a::verified);
-        assertTrue(e.getMessage().contains("do not match their notice: SHA-256"), e.getMessage());
+        assertFalse(a.complete());
+        assertThrows(IllegalStateException.class, a::verified);
+        assertTrue(a.add(3, 1, notice.slice(bytes, 1)), "asked again, the right chunk is taken");
+        assertArrayEquals(bytes, a.verified());
+    }
+
+    @Test
+    void theNoticeCarriesTheCrc32cOfEachChunk() {
+        assertEquals(3, notice.checksums().length);
+        for (int i = 0; i < 3; i++) {
+            CRC32C crc = new CRC32C();
+            crc.update(notice.slice(bytes, i));
+            assertEquals((int) crc.getValue(), notice.checksums()[i]);
+            assertTrue(notice.matches(i, notice.slice(bytes, i)));
+        }
+        assertFalse(notice.matches(0, notice.slice(bytes, 1)), "another chunk's bytes");
+        assertFalse(notice.matches(2, new byte[499]), "too short");
     }
 }

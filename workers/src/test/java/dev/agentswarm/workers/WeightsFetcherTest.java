@@ -8,12 +8,14 @@ import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.protocol.WeightsProtocol;
 import dev.agentswarm.core.protocol.WeightsProtocol.ChunkUnavailable;
 import dev.agentswarm.core.protocol.WeightsProtocol.FetchChunk;
+import dev.agentswarm.core.protocol.WeightsProtocol.FetchWhole;
 import dev.agentswarm.core.protocol.WeightsProtocol.FetcherCommand;
 import dev.agentswarm.core.protocol.WeightsProtocol.GetLatest;
 import dev.agentswarm.core.protocol.WeightsProtocol.Latest;
 import dev.agentswarm.core.protocol.WeightsProtocol.SourceCommand;
 import dev.agentswarm.core.protocol.WeightsProtocol.WeightsChunk;
 import dev.agentswarm.core.protocol.WeightsProtocol.WeightsNotice;
+import dev.agentswarm.core.protocol.WeightsProtocol.WholeWeights;
 import dev.agentswarm.core.protocol.WeightsSettings;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -31,8 +33,10 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * The node's weights fetcher against a scripted source and server (probes): a bounded window of
- * chunk requests, late chunks asked again, a newer version taking over, and only whole, checked,
- * loaded versions counted as served. Every message goes through CBOR ({@code serialize-messages}).
+ * chunk requests, late or corrupted chunks asked again, a newer version taking over, the whole
+ * version at once from a source in the same JVM, and only whole, checked, loaded versions counted
+ * as served. Every message goes through CBOR ({@code serialize-messages}). The probes are local, so
+ * the tests of the chunked path turn the same-JVM shortcut off.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class WeightsFetcherTest {
@@ -50,7 +54,7 @@ class WeightsFetcherTest {
     }
 
     private ActorRef<FetcherCommand> fetcher(TestProbe<PolicyServer.Command> server, long maxChunkBytes) {
-        return kit.spawn(WeightsFetcher.create(server.getRef(), 0, SETTINGS, maxChunkBytes), "fetcher-" + ++fetchers);
+        return kit.spawn(WeightsFetcher.create(server.getRef(), 0, SETTINGS, maxChunkBytes, ref -> false), "fetcher-" + ++fetchers);
     }
 
     private static WeightsNotice notice(long version, byte[] bytes, TestProbe<SourceCommand> source) {
@@ -177,14 +181,29 @@ class WeightsFetcherTest {
     }
 
     @Test
-    void bytesThatDoNotMatchTheNoticeAreNeverLoaded() {
+    void aNoticeWithoutChecksumsFromAnotherNodeIsPulledOnlyOnceTheSourceGaveThem() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = fetcher(server, Long.MAX_VALUE);
+        byte[] bytes = WeightsAssemblyTest.randomBytes(2500);
+        WeightsNotice checked = notice(1, bytes, source);
+        fetcher.tell(WeightsNotice.withoutChecksums(1, bytes.length, 1000, source.getRef()));
+        GetLatest ask = source.expectMessageClass(GetLatest.class);
+        source.expectNoMessage(QUIET); // no chunk it could not check
+        ask.replyTo().tell(new Latest(checked));
+        for (int i = 0; i < 3; i++) answer(source.expectMessageClass(FetchChunk.class), checked, bytes);
+        assertArrayEquals(bytes, server.expectMessageClass(PolicyServer.LoadWeights.class).safetensors());
+    }
+
+    @Test
+    void aCorruptedChunkIsAskedAgainAloneAndTheVersionLoadsWhenItComesRight() {
         TestProbe<SourceCommand> source = kit.createTestProbe();
         TestProbe<PolicyServer.Command> server = kit.createTestProbe();
         ActorRef<FetcherCommand> fetcher = fetcher(server, Long.MAX_VALUE);
         byte[] bytes = WeightsAssemblyTest.randomBytes(2500);
         WeightsNotice n = notice(1, bytes, source);
         fetcher.tell(n);
-        LoggingTestKit.error("do not match their notice").expect(kit.system(), () -> {
+        LoggingTestKit.warn("chunk 1 of version 1 does not match its CRC32C").expect(kit.system(), () -> {
             for (int i = 0; i < 3; i++) {
                 FetchChunk f = source.expectMessageClass(FetchChunk.class);
                 byte[] chunk = n.slice(bytes, f.index());
@@ -193,8 +212,81 @@ class WeightsFetcherTest {
             }
             return null;
         });
+        FetchChunk again = source.expectMessageClass(FetchChunk.class);
+        assertEquals(1, again.index(), "only the bad chunk is asked again");
+        server.expectNoMessage(QUIET); // nothing is loaded with a chunk missing
+        answer(again, n, bytes);
+        assertArrayEquals(bytes, server.expectMessageClass(PolicyServer.LoadWeights.class).safetensors());
+        source.expectNoMessage(QUIET);
+    }
+
+    @Test
+    void aChunkThatStaysCorruptedGetsTheVersionRefusedAndNeverLoaded() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = fetcher(server, Long.MAX_VALUE);
+        byte[] bytes = WeightsAssemblyTest.randomBytes(2500);
+        WeightsNotice n = notice(1, bytes, source);
+        fetcher.tell(n);
+        LoggingTestKit.error("refused fetched weights version 1: chunk 1 was wrong 3 times").expect(kit.system(), () -> {
+            int bad = 0;
+            while (bad < 1 + SETTINGS.maxRetries()) {
+                FetchChunk f = source.expectMessageClass(FetchChunk.class);
+                byte[] chunk = n.slice(bytes, f.index());
+                if (f.index() == 1) {
+                    chunk[0] ^= 1;
+                    bad++;
+                }
+                f.replyTo().tell(new WeightsChunk(1, f.index(), chunk));
+            }
+            return null;
+        });
         server.expectNoMessage(QUIET);
         assertEquals(0, serving(fetcher).version());
+        fetcher.tell(n);
+        source.expectNoMessage(QUIET); // not fetched again
+    }
+
+    @Test
+    void aSourceInTheSameJvmHandsOverTheWholeVersionInOneMessage() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        // A frame too small for any chunk: nothing crosses a frame within one JVM.
+        ActorRef<FetcherCommand> fetcher = kit.spawn(WeightsFetcher.create(server.getRef(), 0, SETTINGS, 1), "fetcher-local");
+        byte[] bytes = WeightsAssemblyTest.randomBytes(2500);
+        fetcher.tell(WeightsNotice.withoutChecksums(1, bytes.length, 1000, source.getRef())); // none needed within one JVM
+        FetchWhole whole = source.expectMessageClass(FetchWhole.class);
+        assertEquals(1, whole.version());
+        source.expectNoMessage(QUIET); // no chunk requests
+        whole.replyTo().tell(new WholeWeights(1, bytes));
+        PolicyServer.LoadWeights load = server.expectMessageClass(PolicyServer.LoadWeights.class);
+        assertArrayEquals(bytes, load.safetensors());
+        load.replyTo().tell(new PolicyServer.WeightsLoaded(1, null));
+        assertEquals(new WeightsFetcher.Serving(1, 1), serving(fetcher));
+
+        // Whole weights of another size than announced are refused, and the version is not asked for again.
+        WeightsNotice n2 = notice(2, WeightsAssemblyTest.randomBytes(2600), source);
+        fetcher.tell(n2);
+        FetchWhole second = source.expectMessageClass(FetchWhole.class);
+        LoggingTestKit.error("refused fetched weights version 2: they are 2500 bytes, announced 2600").expect(kit.system(), () -> {
+            second.replyTo().tell(new WholeWeights(2, bytes));
+            return null;
+        });
+        server.expectNoMessage(QUIET);
+        assertEquals(1, serving(fetcher).version());
+        fetcher.tell(n2);
+        source.expectNoMessage(QUIET);
+
+        // A source that no longer holds the version names its newest, fetched instead.
+        byte[] b4 = WeightsAssemblyTest.randomBytes(2700);
+        WeightsNotice n4 = notice(4, b4, source);
+        fetcher.tell(notice(3, bytes, source));
+        FetchWhole third = source.expectMessageClass(FetchWhole.class);
+        third.replyTo().tell(new ChunkUnavailable(3, WeightsProtocol.WHOLE, n4));
+        FetchWhole fourth = source.expectMessageClass(FetchWhole.class);
+        assertEquals(4, fourth.version());
+        fourth.replyTo().tell(new WholeWeights(4, b4));
+        assertArrayEquals(b4, server.expectMessageClass(PolicyServer.LoadWeights.class).safetensors());
     }
 
     @Test

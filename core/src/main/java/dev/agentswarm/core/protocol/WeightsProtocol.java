@@ -1,10 +1,9 @@
 package dev.agentswarm.core.protocol;
 
 import dev.agentswarm.core.CborSerializable;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.HexFormat;
+import java.util.Objects;
+import java.util.zip.CRC32C;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 
@@ -15,6 +14,8 @@ import org.apache.pekko.actor.typed.receptionist.ServiceKey;
  * ({@link FetchChunk} → {@link WeightsChunk}), so no message is larger than one chunk whatever the
  * model's size. A node that joins late or missed a notice finds the source through the
  * Receptionist ({@link #SOURCE_KEY}) and asks it for the newest ({@link GetLatest} → {@link Latest}).
+ * A fetcher in the source's own actor system asks for the whole version at once instead
+ * ({@link FetchWhole} → {@link WholeWeights}): the bytes never leave the JVM, so they go by reference.
  * Here, in core, so the learner and the workers never import each other.
  */
 public final class WeightsProtocol {
@@ -35,10 +36,17 @@ public final class WeightsProtocol {
 
     /**
      * Version {@code version} of the weights is held by {@code source}: {@code totalBytes} bytes in
-     * {@code chunkCount} chunks of {@code chunkSize} (the last one shorter), whose SHA-256 is
-     * {@code sha256} (lower-case hex).
+     * {@code chunkCount} chunks of {@code chunkSize} (the last one shorter), chunk {@code i} having
+     * the CRC32C {@code checksums[i]}. Per-chunk checksums rather than one hash of the whole: a chunk
+     * is checked as it arrives and only a bad one is asked again, and CRC32C is a CPU instruction
+     * (tens of GB/s, where SHA-256 is about 1 GB/s).
+     *
+     * <p>{@code checksums} is null while no fetcher on another node has asked the source anything:
+     * a fetcher in the source's JVM takes the bytes whole and needs none, so a single node never
+     * computes them. A fetcher on another node that hears such a notice asks the source for its
+     * newest ({@link GetLatest}), which comes with them.
      */
-    public record WeightsNotice(long version, long totalBytes, int chunkSize, int chunkCount, String sha256,
+    public record WeightsNotice(long version, long totalBytes, int chunkSize, int chunkCount, int[] checksums,
                                 ActorRef<SourceCommand> source) implements FetcherCommand {
 
         public WeightsNotice {
@@ -49,14 +57,57 @@ public final class WeightsProtocol {
                 throw new IllegalArgumentException(totalBytes + " bytes in chunks of " + chunkSize + " are " + chunksOf(totalBytes, chunkSize)
                         + " chunks, not " + chunkCount);
             }
-            if (sha256 == null || sha256.length() != 64) throw new IllegalArgumentException("sha256 is 64 hex digits, got " + sha256);
+            if (checksums != null && checksums.length != chunkCount) {
+                throw new IllegalArgumentException("a notice of " + chunkCount + " chunks carries as many checksums, got " + checksums.length);
+            }
             if (source == null) throw new IllegalArgumentException("a notice names the source to pull from");
+            if (checksums != null) checksums = checksums.clone();
         }
 
-        /** The notice of {@code bytes} as version {@code version} held by {@code source}, with its SHA-256. */
+        /** The notice of {@code totalBytes} bytes as version {@code version} held by {@code source}, without checksums. */
+        public static WeightsNotice withoutChecksums(long version, long totalBytes, int chunkSize, ActorRef<SourceCommand> source) {
+            return new WeightsNotice(version, totalBytes, chunkSize, chunksOf(totalBytes, chunkSize), null, source);
+        }
+
+        /** The notice of {@code bytes} as version {@code version} held by {@code source}, with the CRC32C of each chunk. */
         public static WeightsNotice of(long version, byte[] bytes, int chunkSize, ActorRef<SourceCommand> source) {
-            return new WeightsNotice(version, bytes.length, chunkSize, chunksOf(bytes.length, chunkSize), sha256Hex(bytes),
-                    source);
+            return withoutChecksums(version, bytes.length, chunkSize, source).withChecksums(bytes);
+        }
+
+        /** This notice with the CRC32C of each chunk of {@code bytes} (the bytes it describes). */
+        public WeightsNotice withChecksums(byte[] bytes) {
+            if (bytes.length != totalBytes) throw new IllegalArgumentException("the notice is of " + totalBytes + " bytes, not " + bytes.length);
+            int[] crcs = new int[chunkCount];
+            for (int i = 0; i < chunkCount; i++) crcs[i] = crc32c(bytes, (int) offset(i), chunkLength(i));
+            return new WeightsNotice(version, totalBytes, chunkSize, chunkCount, crcs, source);
+        }
+
+        public boolean hasChecksums() {
+            return checksums != null;
+        }
+
+        /** Whether {@code chunk} is chunk {@code index} of these weights: its length and CRC32C are the notice's. */
+        public boolean matches(int index, byte[] chunk) {
+            if (checksums == null) throw new IllegalStateException("weights version " + version + " were announced without checksums");
+            return chunk != null && chunk.length == chunkLength(index) && crc32c(chunk, 0, chunk.length) == checksums[index];
+        }
+
+        // A record compares arrays by identity: notices that crossed a wire must still be equal.
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof WeightsNotice n && version == n.version && totalBytes == n.totalBytes && chunkSize == n.chunkSize
+                    && chunkCount == n.chunkCount && Arrays.equals(checksums, n.checksums) && source.equals(n.source);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(version, totalBytes, chunkSize, Arrays.hashCode(checksums), source);
+        }
+
+        @Override
+        public String toString() {
+            return "WeightsNotice[version=" + version + ", totalBytes=" + totalBytes + ", chunkSize=" + chunkSize + ", chunkCount="
+                    + chunkCount + (checksums == null ? ", no checksums" : "") + ", source=" + source + "]";
         }
 
         /** Where chunk {@code index} starts in the bytes. */
@@ -103,22 +154,37 @@ public final class WeightsProtocol {
     public record WeightsChunk(long version, int index, byte[] bytes) implements FetcherCommand {}
 
     /**
-     * The source no longer holds {@code version} (or it has no such chunk); {@code newest} is what
-     * it holds now, null when nothing.
+     * Send me all of version {@code version} in one {@link WholeWeights} (or {@link ChunkUnavailable}
+     * with index {@link #WHOLE}). Only from a fetcher in the source's own actor system: the reply
+     * is the source's array itself, which no frame between nodes could carry for a large model.
+     */
+    public record FetchWhole(long version, ActorRef<FetcherCommand> replyTo) implements SourceCommand {}
+
+    /**
+     * All of version {@code version}: the very array the source holds, shared and never to be
+     * written. Serialisable like every message (tests serialise even local ones), but only ever sent
+     * within one JVM, where it goes by reference: no copy, no checksum.
+     */
+    public record WholeWeights(long version, byte[] bytes) implements FetcherCommand {}
+
+    /** The index in a {@link ChunkUnavailable} that answers a {@link FetchWhole}. */
+    public static final int WHOLE = -1;
+
+    /**
+     * The source no longer holds {@code version} (or it has no such chunk; {@code index} is
+     * {@link #WHOLE} for a {@link FetchWhole}); {@code newest} is what it holds now, null when nothing.
      */
     public record ChunkUnavailable(long version, int index, WeightsNotice newest) implements FetcherCommand {}
 
-    /** SHA-256 of {@code bytes}, lower-case hex. */
-    public static String sha256Hex(byte[] bytes) {
-        return HexFormat.of().formatHex(newSha256().digest(bytes));
+    /** Whether {@code ref} is in this actor system, where a message goes by reference and never crosses a wire. */
+    public static boolean inThisJvm(ActorRef<?> ref) {
+        return ref.path().address().hasLocalScope();
     }
 
-    /** A fresh SHA-256 digest (every Java runtime has one). */
-    public static MessageDigest newSha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("this Java runtime has no SHA-256", e);
-        }
+    /** CRC32C of {@code length} bytes of {@code bytes} from {@code offset}, as the notice carries it. */
+    public static int crc32c(byte[] bytes, int offset, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, offset, length);
+        return (int) crc.getValue();
     }
 }
