@@ -92,7 +92,7 @@ class LearnerFailoverTest {
         }
     }
 
-    private static long steps(Path run) throws java.io.IOException {
+    static long steps(Path run) throws java.io.IOException {
         Path metrics = run.resolve("metrics.jsonl");
         if (!Files.exists(metrics)) return 0;
         long n = 0;

@@ -1,0 +1,84 @@
+package dev.agentswarm.app;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.workers.EmbeddedPolicy;
+import dev.agentswarm.workers.EpisodeServices;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The learner singleton's process is killed with SIGKILL mid-run: after the cluster downs it, the
+ * singleton starts in the other learner process from the run's latest checkpoint, is sent the
+ * batches trained since, and the run reaches its last step with each step once.
+ */
+class LearnerProcessKillTest {
+
+    private static Config config(Path run, String role) {
+        return ConfigFactory.parseString("""
+                agentswarm.policy.embedded.model { preset = tiny, context = 1536 }
+                agentswarm.episode { max-turns = 1, sampling.max-tokens = 12 }
+                agentswarm.learner.grpo { num-generations = 2, learning-rate = 1e-3, dynamic-sampling = false }
+                agentswarm.train { steps = 2, groups-per-step = 1, max-inflight = 4, checkpoint-every = 0, run-dir = "%s" }
+                """.formatted(run)).withFallback(SwarmNode.loadConfig(null))
+                .withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.of(role)));
+    }
+
+    @Test
+    void theLearnersProcessIsKilledAndTrainingGoesOnInTheOtherLearnerProcess(@TempDir Path dir) throws Exception {
+        Path run = dir.resolve("run");
+        Config worker = config(run, "worker");
+        List<NodeProcess> learners = new ArrayList<>();
+        try (SwarmNode workers = SwarmNode.start(worker, system -> new EpisodeServices(EmbeddedPolicy.spawn(system, worker),
+                EpisodeRuns.builtInTools(), dev.agentswarm.environments.SuiteCatalog.fromConfig(worker)), null)) {
+            List<String> jvm = List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dai.djl.pytorch.num_threads=1");
+            learners.add(NodeProcess.start(jvm, List.of("--roles", "learner", "--seed", workers.address().toString()), null));
+            learners.get(0).awaitUp(Duration.ofSeconds(90));
+            workers.awaitMembers(SwarmNode.LEARNER_ROLE, 1, Duration.ofSeconds(30)); // the first is the oldest: it holds the singleton
+            learners.add(NodeProcess.start(jvm, List.of("--roles", "learner", "--seed", workers.address().toString()), null));
+            learners.get(1).awaitUp(Duration.ofSeconds(90));
+            workers.awaitMembers(SwarmNode.LEARNER_ROLE, 2, Duration.ofSeconds(30));
+
+            Training.run(config(run, "orchestrator"), null, workers.address()); // steps 1-2, checkpointed at the end
+            CompletableFuture<Training.Outcome> training = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return Training.run(config(run, "orchestrator").withValue("agentswarm.train.steps", ConfigValueFactory.fromAnyRef(10)),
+                            run, workers.address());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            while (LearnerFailoverTest.steps(run) < 4 && System.nanoTime() < deadline && !training.isDone()) Thread.sleep(20);
+            assertTrue(LearnerFailoverTest.steps(run) >= 4 && LearnerFailoverTest.steps(run) < 10, "killed mid-run");
+            learners.get(0).kill();
+
+            Training.Outcome o = training.get(180, TimeUnit.SECONDS);
+            assertNull(o.summary().error());
+            assertEquals(10, o.summary().steps());
+            assertTrue(o.summary().retrained() >= 2, "the batches after the checkpoint were trained again: " + o.summary().retrained());
+            List<Long> steps = new ArrayList<>();
+            for (String line : Files.readAllLines(run.resolve("metrics.jsonl"))) steps.add(Json.parse(line).get("step").asLong());
+            assertEquals(java.util.stream.LongStream.rangeClosed(1, 10).boxed().toList(), steps, "each step once in the metrics");
+            List<String> ids = new ArrayList<>();
+            for (String line : Files.readAllLines(run.resolve("trajectories.jsonl"))) ids.add(Json.parse(line).get("episodeId").asText());
+            assertEquals(ids.size(), new HashSet<>(ids).size(), "each trajectory once");
+        } finally {
+            for (NodeProcess l : learners) l.close();
+        }
+    }
+}
