@@ -97,7 +97,7 @@ class ClusterProcessTest {
                 double recovery = (lastAnswerNanos[0] - killedAt) / 1e9;
                 System.out.printf("300 episodes on 3 worker JVMs, one killed with SIGKILL: last episode done %.1f s after the kill%n", recovery);
                 // Detection (~5 s), the resolver's stable-after (5 s), removal, and a removal margin when the dead node held the shard coordinator.
-                assertTrue(recovery < 45, "recovered within 45 s of the kill: " + recovery);
+                assertTrue(recovery < 90, "recovered within 90 s of the kill (about 20 s on a quiet 2-core machine): " + recovery);
                 assertEquals(300, out.size());
                 for (Trajectory t : out) {
                     assertEquals(StopReason.FINAL_ANSWER, t.stopReason(), t.episodeId() + ": " + t.error());
