@@ -40,7 +40,9 @@ public final class BenchClusterCommand implements Callable<Integer> {
     @Option(names = "--coordinator-episodes", defaultValue = "50000", description = "Episodes for the coordinator's rate (default ${DEFAULT-VALUE}).")
     int coordinatorEpisodes;
 
-    @Option(names = "--cpu-bound", negatable = true, defaultValue = "true",
+    // On by default: without fallbackValue picocli's negatable flag sets the opposite of the default, so --no-cpu-bound
+    // left it on and --cpu-bound turned it off.
+    @Option(names = "--cpu-bound", negatable = true, defaultValue = "true", fallbackValue = "true",
             description = "Also measure with a model that answers at once: bound by this machine's cores (default ${DEFAULT-VALUE}).")
     boolean cpuBound;
 
