@@ -58,7 +58,8 @@ public final class ClusterBenchmark {
      * @param recoveryEpisodes episodes in flight when a worker JVM is killed (0: skip)
      * @param simulatedNodes worker nodes answering at once for the coordinator's figure (0: skip)
      * @param coordinatorEpisodes episodes the coordinator dispatches and records
-     * @param cpuBound also measure the worker counts with a model that answers at once (cores, not latency, bound)
+     * @param cpuBound also measure the worker counts with a model that answers at once (cores, not latency, bound), once
+     *     the worker JVMs are warm and in their first episodes
      * @param weightRounds publish → served rounds of 10 MB and 100 MB to 2 worker nodes (0: skip)
      */
     public record Settings(List<Integer> workers, int inflightPerNode, int turns, long latencyMs, int roundsPerNode, int recoveryEpisodes,
@@ -78,6 +79,15 @@ public final class ClusterBenchmark {
 
     private static final List<String> WORKER_JVM = List.of("-Xmx768m", "-XX:+UseParallelGC");
 
+    /**
+     * The CPU-bound series' warm-up and measurement run in chunks of this many episodes per worker JVM: each chunk's
+     * trajectories are dropped before the next, so the bench's heap holds one chunk at a time.
+     */
+    private static final int STEADY_CHUNK_PER_WORKER = 10_000;
+    private static final int STEADY_MIN_WARMUP_CHUNKS = 12;
+    private static final int STEADY_MEASURED_CHUNKS = 5;
+    private static final Duration STEADY_WARMUP_LIMIT = Duration.ofMinutes(3);
+
     private ClusterBenchmark() {}
 
     public static Map<String, Object> run(Settings s, Consumer<String> log) throws Exception {
@@ -87,7 +97,7 @@ public final class ClusterBenchmark {
             Path script = script(dir, s.turns());
             Map<String, Double> byWorkers = new LinkedHashMap<>();
             for (int n : s.workers()) {
-                double eps = throughput(n, s, script, log);
+                double eps = throughput(n, s, script, false, log).cold();
                 byWorkers.put(String.valueOf(n), Report.round(eps, 1));
                 log.accept(String.format("%d worker JVMs: %.0f episodes/s (ideal %.0f)", n, eps, ideal(n, s)));
             }
@@ -99,13 +109,21 @@ public final class ClusterBenchmark {
             if (s.cpuBound()) {
                 // No model latency: every worker JVM is busy running episodes, and they share this machine's cores.
                 Settings busy = new Settings(s.workers(), 100, s.turns(), 0, 20, 0, 0, 0, false, 0);
-                Map<String, Double> cpu = new LinkedHashMap<>();
+                Map<String, Double> steady = new LinkedHashMap<>();
+                Map<String, Double> cold = new LinkedHashMap<>();
+                Map<String, Double> warmup = new LinkedHashMap<>();
                 for (int n : s.workers()) {
-                    double eps = throughput(n, busy, script, log);
-                    cpu.put(String.valueOf(n), Report.round(eps, 1));
-                    log.accept(String.format("%d worker JVMs, model answering at once: %.0f episodes/s", n, eps));
+                    Rates r = throughput(n, busy, script, true, log);
+                    steady.put(String.valueOf(n), Report.round(r.steady(), 1));
+                    cold.put(String.valueOf(n), Report.round(r.cold(), 1));
+                    warmup.put(String.valueOf(n), Report.round(r.warmupSeconds(), 1));
+                    log.accept(String.format("%d worker JVMs, model answering at once: %.0f episodes/s once warm (%.0f s of warm-up),"
+                            + " %.0f in their first %d episodes", n, r.steady(), r.warmupSeconds(), r.cold(), n * busy.inflightPerNode()
+                            * busy.roundsPerNode()));
                 }
-                f.put("episodes_per_s_by_workers_cpu_bound", cpu);
+                f.put("episodes_per_s_by_workers_cpu_bound", steady);
+                f.put("episodes_per_s_by_workers_cpu_bound_cold", cold);
+                f.put("cpu_bound_warmup_s", warmup);
                 f.put("cores", Runtime.getRuntime().availableProcessors());
             }
             if (s.recoveryEpisodes() > 0) f.putAll(recovery(s, script, log));
@@ -169,7 +187,13 @@ public final class ClusterBenchmark {
                 .withLimits(turns + 1, 1_000_000, 1_000_000, TimeUnit.MINUTES.toMillis(10), 30_000);
     }
 
-    private static double throughput(int n, Settings s, Path script, Consumer<String> log) throws Exception {
+    /**
+     * Episodes/s of one cluster of worker JVMs: {@code cold} in the first episodes after they start, and, when asked,
+     * {@code steady} once they are warm, with the seconds that warm-up took.
+     */
+    private record Rates(double cold, double steady, double warmupSeconds) {}
+
+    private static Rates throughput(int n, Settings s, Path script, boolean steady, Consumer<String> log) throws Exception {
         try (SwarmNode node = orchestrator()) {
             List<NodeProcess> workers = startWorkers(n, node, s, script, log);
             try {
@@ -177,18 +201,49 @@ public final class ClusterBenchmark {
                 int inflight = n * s.inflightPerNode();
                 EpisodeRuns.runAll(node, jobs("warm-", inflight * 2, spec), inflight, t -> {}); // every worker placed, every path loaded
                 int episodes = inflight * s.roundsPerNode();
-                long[] wrong = {0};
-                long t0 = System.nanoTime();
-                EpisodeRuns.runAll(node, jobs("e-", episodes, spec), inflight, t -> {
-                    if (t.stopReason() != StopReason.FINAL_ANSWER) wrong[0]++;
-                });
-                double seconds = (System.nanoTime() - t0) / 1e9;
-                if (wrong[0] > 0) throw new IllegalStateException(wrong[0] + " episodes did not complete");
-                return episodes / seconds;
+                double cold = episodes / seconds(node, "e-", episodes, inflight, spec);
+                if (!steady) return new Rates(cold, Double.NaN, 0);
+                // A fresh JVM interprets, then JIT-compiles, Pekko's, Jackson's and the episode's hot paths for its first
+                // ~150,000 episodes (~20 s of C2 on 2 cores), at tens of times the CPU per episode of a warm one: run at least
+                // STEADY_MIN_WARMUP_CHUNKS chunks, and on until three in a row no longer beat the best by 5 %, then measure.
+                int chunk = n * STEADY_CHUNK_PER_WORKER;
+                long warmStart = System.nanoTime();
+                long warmLimit = warmStart + STEADY_WARMUP_LIMIT.toNanos();
+                double best = 0;
+                int flat = 0;
+                List<String> warming = new ArrayList<>();
+                for (int c = 0; (c < STEADY_MIN_WARMUP_CHUNKS || flat < 3) && System.nanoTime() < warmLimit; c++) {
+                    double eps = chunk / seconds(node, "w" + c + "-", chunk, inflight, spec);
+                    warming.add(String.format("%.0f", eps));
+                    if (eps > best * 1.05) {
+                        best = eps;
+                        flat = 0;
+                    } else {
+                        flat++;
+                    }
+                }
+                double warmupSeconds = (System.nanoTime() - warmStart) / 1e9;
+                log.accept(String.format("%d worker JVMs warming up, episodes/s per %d episodes: %s%s", n, chunk, String.join(" ", warming),
+                        flat < 3 ? " (still getting faster when the warm-up's time ran out)" : ""));
+                double measured = 0;
+                for (int c = 0; c < STEADY_MEASURED_CHUNKS; c++) measured += seconds(node, "s" + c + "-", chunk, inflight, spec);
+                return new Rates(cold, (double) chunk * STEADY_MEASURED_CHUNKS / measured, warmupSeconds);
             } finally {
                 for (NodeProcess w : workers) w.close();
             }
         }
+    }
+
+    /** Runs {@code episodes} fresh ones (ids under {@code prefix}), {@code inflight} at a time; the seconds they took. */
+    private static double seconds(SwarmNode node, String prefix, int episodes, int inflight, EpisodeSpec spec) throws Exception {
+        long[] wrong = {0};
+        long t0 = System.nanoTime();
+        EpisodeRuns.runAll(node, jobs(prefix, episodes, spec), inflight, t -> {
+            if (t.stopReason() != StopReason.FINAL_ANSWER) wrong[0]++;
+        });
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (wrong[0] > 0) throw new IllegalStateException(wrong[0] + " episodes did not complete");
+        return seconds;
     }
 
     private static Map<String, Object> recovery(Settings s, Path script, Consumer<String> log) throws Exception {

@@ -40,8 +40,11 @@ public final class BenchClusterCommand implements Callable<Integer> {
     @Option(names = "--coordinator-episodes", defaultValue = "50000", description = "Episodes for the coordinator's rate (default ${DEFAULT-VALUE}).")
     int coordinatorEpisodes;
 
-    @Option(names = "--cpu-bound", negatable = true, defaultValue = "true",
-            description = "Also measure with a model that answers at once: bound by this machine's cores (default ${DEFAULT-VALUE}).")
+    // On by default: without fallbackValue picocli's negatable flag sets the opposite of the default, so --no-cpu-bound
+    // left it on and --cpu-bound turned it off.
+    @Option(names = "--cpu-bound", negatable = true, defaultValue = "true", fallbackValue = "true",
+            description = "Also measure with a model that answers at once: bound by this machine's cores, once the worker JVMs are warm"
+                    + " and in their first episodes (default ${DEFAULT-VALUE}).")
     boolean cpuBound;
 
     @Option(names = "--weight-rounds", defaultValue = "5",
@@ -63,7 +66,8 @@ public final class BenchClusterCommand implements Callable<Integer> {
                 + " per worker: " + inflight + " in flight, " + turns + " turns of " + latencyMs + " ms)");
         if (f.containsKey("episodes_per_s_by_workers_cpu_bound")) {
             r.line("model answering at once (CPU-bound, " + f.get("cores") + " cores shared by every JVM): "
-                    + f.get("episodes_per_s_by_workers_cpu_bound"));
+                    + f.get("episodes_per_s_by_workers_cpu_bound") + " once the JVMs are warm (after " + f.get("cpu_bound_warmup_s")
+                    + " s); " + f.get("episodes_per_s_by_workers_cpu_bound_cold") + " in their first episodes");
         }
         if (f.containsKey("weights_100mb_s")) {
             r.line("weights publish → served on 2 worker nodes: 10 MB " + f.get("weights_10mb_s") + " s, 100 MB " + f.get("weights_100mb_s") + " s");
