@@ -138,7 +138,9 @@ def config_json(a):
     if a.family == "llama":
         cfg.update(head_dim=head_dim, attention_bias=a.attention_bias, mlp_bias=a.mlp_bias, pretraining_tp=1)
     else:
-        cfg.update(use_sliding_window=False, sliding_window=None, max_window_layers=a.layers)
+        # Qwen2.5 ships sliding_window = max positions and Qwen3 null; with use_sliding_window false neither is used.
+        cfg.update(use_sliding_window=False, sliding_window=a.max_pos if a.family == "qwen2" else None,
+                   max_window_layers=a.layers)
         if a.family == "qwen3":
             cfg.update(head_dim=head_dim, attention_bias=a.attention_bias)
     if a.config_style == "v5":
@@ -328,6 +330,9 @@ def forward(cfg, w, ids):
 
 def check_names(cfg, w):
     """The loaded tensors are exactly the ones the family's modules hold (a misnamed one would go unnoticed)."""
+    if cfg.get("model_type") not in ARCH or cfg.get("hidden_act", "silu") != "silu" or cfg.get("use_sliding_window"):
+        raise ValueError("unsupported: model_type %r, hidden_act %r, use_sliding_window %r" % (
+            cfg.get("model_type"), cfg.get("hidden_act"), cfg.get("use_sliding_window")))
     expected = set(random_weights(dict(cfg, vocab_size=2, hidden_size=2, intermediate_size=2, head_dim=2,
                                        num_attention_heads=1, num_key_value_heads=1), 0))
     got = {n for n in w if not n.endswith("rotary_emb.inv_freq")}
@@ -349,7 +354,9 @@ def greedy(cfg, w, ids, n):
     for _ in range(n):
         last = forward(cfg, w, ids)[-1]
         tok = int(np.argmax(last))  # the first maximum: ties go to the lowest id
-        ids.append(tok), new.append(tok), lps.append(float(last[tok]))
+        ids.append(tok)
+        new.append(tok)
+        lps.append(float(last[tok]))
     return new, lps
 
 
