@@ -133,11 +133,7 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
     }
 
     private Behavior<Command> onReceipt(Receipted r) {
-        String again = placements.receipt(r.receipt());
-        if (again != null) {
-            getContext().getLog().info("episode {} given back ({}): sending it again", again, r.receipt());
-            resend(again, System.currentTimeMillis() + ackTimeout.toMillis());
-        }
+        resend(placements.onReceipt(r.receipt(), System.currentTimeMillis(), ackTimeout.toMillis(), getContext().getLog()));
         return this;
     }
 
@@ -145,22 +141,23 @@ public final class BatchRunner extends AbstractBehavior<BatchRunner.Command> {
         if (m.event() instanceof org.apache.pekko.cluster.ClusterEvent.MemberRemoved) {
             return onNodeRemoved(new NodeRemoved(m.event().member().address().toString()));
         }
-        placements.membership(m.event(), getContext().getLog());
+        resend(placements.onMember(m.event(), System.currentTimeMillis(), getContext().getLog()));
         return this;
     }
 
     private Behavior<Command> onNodeRemoved(NodeRemoved m) {
-        long due = System.currentTimeMillis() + EpisodePlacements.LOST_RESEND_ACK_MILLIS;
-        for (String id : placements.removed(m.node(), getContext().getLog())) resend(id, due);
+        resend(placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog()));
         return this;
     }
 
     private Behavior<Command> onCheckAcknowledged() {
         long now = System.currentTimeMillis();
-        List<String> silent = placements.unacknowledged(now);
-        if (!silent.isEmpty()) getContext().getLog().info("{} episodes not acknowledged by a worker in time: sending them again", silent.size());
-        for (String id : silent) resend(id, now + ackTimeout.toMillis());
+        resend(placements.overdue(now, ackTimeout.toMillis(), getContext().getLog()));
         return this;
+    }
+
+    private void resend(List<EpisodePlacements.Resend> again) {
+        for (EpisodePlacements.Resend r : again) resend(r.episodeId(), r.ackDueMillis());
     }
 
     private void resend(String episodeId, long ackDueMillis) {

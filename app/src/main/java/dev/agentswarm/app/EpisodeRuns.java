@@ -56,8 +56,9 @@ public final class EpisodeRuns {
         CompletableFuture<Long> done = new CompletableFuture<>();
         ProgressBar bar = jobs.size() > 4 ? progressBar("episodes", jobs.size()) : null;
         try {
+            java.time.Duration ackTimeout = node.system().settings().config().getDuration("agentswarm.train.ack-timeout");
             node.system().systemActorOf(BatchRunner.create(node.workerRegion(), node.workerEntities(), jobs.iterator(),
-                    maxInflight, t -> {
+                    maxInflight, ackTimeout, t -> {
                         byId.put(t.episodeId(), t);
                         each.accept(t);
                         if (bar != null) bar.step();

@@ -80,10 +80,6 @@ public final class NodeProcess implements AutoCloseable {
         return process.pid();
     }
 
-    public boolean alive() {
-        return process.isAlive();
-    }
-
     /** SIGKILL: the node dies at once, as on a crash; the others notice through the failure detector. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();

@@ -112,6 +112,15 @@ class ClusterProcessTest {
             assertEquals(300, times.size(), "every episode is in the store");
             assertTrue(times.values().stream().allMatch(n -> n == 1), "no episode twice in the store: " + times);
             assertEquals(2, orchestrator.upMembers("worker"), "the killed node was removed, the other two serve on");
+            // SIGTERM: a node leaves the cluster cleanly and stops. Leaving is quick (no failure detection, no
+            // resolver's stable-after), so the orchestrator sees it gone well before a dead node would be downed.
+            NodeProcess leaving = workers.get(0);
+            long stopping = System.nanoTime();
+            assertEquals(143, leaving.stop(Duration.ofSeconds(90)), "the JVM ended by SIGTERM, after its shutdown");
+            while (orchestrator.upMembers("worker") > 1 && System.nanoTime() - stopping < TimeUnit.SECONDS.toNanos(20)) Thread.sleep(20);
+            double left = (System.nanoTime() - stopping) / 1e9;
+            assertEquals(1, orchestrator.upMembers("worker"), "the stopped node left the cluster");
+            assertTrue(left < 8, "a clean leave, not a downing after failure detection: " + left + " s");
         } finally {
             for (NodeProcess w : workers) w.close();
         }

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LearnerFailoverTest {
 
-    private static Config config(Path runDir, String... roles) {
+    /** The tiny model on arithmetic, in two parts of a run: 2 steps checkpointed at the end, then more with no periodic checkpoint. */
+    static Config config(Path runDir, String... roles) {
         return ConfigFactory.parseString("""
                 pekko.actor.serialize-messages = on
                 agentswarm.policy.embedded.model { preset = tiny, context = 1536 }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.workers.EmbeddedPolicy;
@@ -28,20 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LearnerProcessKillTest {
 
-    private static Config config(Path run, String role) {
-        return ConfigFactory.parseString("""
-                agentswarm.policy.embedded.model { preset = tiny, context = 1536 }
-                agentswarm.episode { max-turns = 1, sampling.max-tokens = 12 }
-                agentswarm.learner.grpo { num-generations = 2, learning-rate = 1e-3, dynamic-sampling = false }
-                agentswarm.train { steps = 2, groups-per-step = 1, max-inflight = 4, checkpoint-every = 0, run-dir = "%s" }
-                """.formatted(run)).withFallback(SwarmNode.loadConfig(null))
-                .withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.of(role)));
-    }
-
     @Test
     void theLearnersProcessIsKilledAndTrainingGoesOnInTheOtherLearnerProcess(@TempDir Path dir) throws Exception {
         Path run = dir.resolve("run");
-        Config worker = config(run, "worker");
+        Config worker = LearnerFailoverTest.config(run, "worker");
         List<NodeProcess> learners = new ArrayList<>();
         try (SwarmNode workers = SwarmNode.start(worker, system -> new EpisodeServices(EmbeddedPolicy.spawn(system, worker),
                 EpisodeRuns.builtInTools(), dev.agentswarm.environments.SuiteCatalog.fromConfig(worker)), null)) {
@@ -53,10 +42,10 @@ class LearnerProcessKillTest {
             learners.get(1).awaitUp(Duration.ofSeconds(90));
             workers.awaitMembers(SwarmNode.LEARNER_ROLE, 2, Duration.ofSeconds(30));
 
-            Training.run(config(run, "orchestrator"), null, workers.address()); // steps 1-2, checkpointed at the end
+            Training.run(LearnerFailoverTest.config(run, "orchestrator"), null, workers.address()); // steps 1-2, checkpointed at the end
             CompletableFuture<Training.Outcome> training = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return Training.run(config(run, "orchestrator").withValue("agentswarm.train.steps", ConfigValueFactory.fromAnyRef(10)),
+                    return Training.run(LearnerFailoverTest.config(run, "orchestrator").withValue("agentswarm.train.steps", ConfigValueFactory.fromAnyRef(10)),
                             run, workers.address());
                 } catch (Exception e) {
                     throw new IllegalStateException(e);

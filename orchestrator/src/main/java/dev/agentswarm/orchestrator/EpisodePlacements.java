@@ -46,24 +46,41 @@ public final class EpisodePlacements {
         return members.size() != 1;
     }
 
+    /** An episode to send again, and by when a worker's receipt for it is due. */
+    public record Resend(String episodeId, long ackDueMillis) {}
+
     /**
-     * A change of the membership; returns the episodes lost with a member that was removed (they are
-     * no longer placed and must be sent again), saying on {@code log} how many.
+     * A change of the membership: a member that is Up counts, one that was removed takes its
+     * episodes with it, which go again (saying on {@code log} how many).
      */
-    public List<String> membership(org.apache.pekko.cluster.ClusterEvent.MemberEvent event, org.slf4j.Logger log) {
+    public List<Resend> onMember(org.apache.pekko.cluster.ClusterEvent.MemberEvent event, long nowMillis, org.slf4j.Logger log) {
         String node = event.member().address().toString();
-        if (event instanceof org.apache.pekko.cluster.ClusterEvent.MemberUp) {
-            members.add(node);
-            return List.of();
-        }
+        if (event instanceof org.apache.pekko.cluster.ClusterEvent.MemberUp) members.add(node);
         if (!(event instanceof org.apache.pekko.cluster.ClusterEvent.MemberRemoved)) return List.of();
-        return removed(node, log);
+        return removed(node, nowMillis, log);
     }
 
-    /** Member {@code node} was removed: the episodes lost with it, which must be sent again. */
-    public List<String> removed(String node, org.slf4j.Logger log) {
+    /** Member {@code node} was removed: its episodes go again, each due a receipt {@link #LOST_RESEND_ACK_MILLIS} from now. */
+    public List<Resend> removed(String node, long nowMillis, org.slf4j.Logger log) {
         members.remove(node);
-        return lostWith(node, log);
+        List<String> lost = lostWith(node);
+        if (!lost.isEmpty()) log.warn("node {} left the cluster with {} episodes: sending them again", node, lost.size());
+        return lost.stream().map(id -> new Resend(id, nowMillis + LOST_RESEND_ACK_MILLIS)).toList();
+    }
+
+    /** A worker's receipt: an Accepted is recorded, a Released episode goes again. */
+    public List<Resend> onReceipt(WorkerProtocol.Receipt receipt, long nowMillis, long ackTimeoutMillis, org.slf4j.Logger log) {
+        String again = receipt(receipt);
+        if (again == null) return List.of();
+        log.info("episode {} given back ({}): sending it again", again, receipt);
+        return List.of(new Resend(again, nowMillis + ackTimeoutMillis));
+    }
+
+    /** Episodes whose receipt is overdue: they go again. */
+    public List<Resend> overdue(long nowMillis, long ackTimeoutMillis, org.slf4j.Logger log) {
+        List<String> silent = unacknowledged(nowMillis);
+        if (!silent.isEmpty()) log.info("{} episodes not acknowledged by a worker in time: sending them again", silent.size());
+        return silent.stream().map(id -> new Resend(id, nowMillis + ackTimeoutMillis)).toList();
     }
 
     /** An answer that is a worker giving back, unanswered, an episode sent without receipts (see the class comment). */
@@ -119,13 +136,6 @@ public final class EpisodePlacements {
         List<String> out = new ArrayList<>();
         for (Map.Entry<String, Long> e : unacknowledged.entrySet()) if (e.getValue() <= nowMillis) out.add(e.getKey());
         return out;
-    }
-
-    /** The same, saying on {@code log} how many episodes the node took with it. */
-    public List<String> lostWith(String node, org.slf4j.Logger log) {
-        List<String> lost = lostWith(node);
-        if (!lost.isEmpty()) log.warn("node {} left the cluster with {} episodes: sending them again", node, lost.size());
-        return lost;
     }
 
     /** The node an episode was accepted on, or null. */

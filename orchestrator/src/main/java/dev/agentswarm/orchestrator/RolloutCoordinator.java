@@ -273,18 +273,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             getContext().getLog().info("episode {} not answered within {}: sending it again", l.episodeId(), settings.episodeTimeout());
             resend(l, now + settings.ackTimeout().toMillis());
         }
-        List<String> silent = placements.unacknowledged(now);
-        if (!silent.isEmpty()) getContext().getLog().info("{} episodes not acknowledged by a worker in time: sending them again", silent.size());
-        for (String id : silent) resend(id, now + settings.ackTimeout().toMillis());
+        resend(placements.overdue(now, settings.ackTimeout().toMillis(), getContext().getLog()));
         return this;
     }
 
     private Behavior<Command> onReceipt(Receipted r) {
-        String again = placements.receipt(r.receipt());
-        if (again != null) {
-            getContext().getLog().info("episode {} given back ({}): sending it again", again, r.receipt());
-            resend(again, System.currentTimeMillis() + settings.ackTimeout().toMillis());
-        }
+        resend(placements.onReceipt(r.receipt(), System.currentTimeMillis(), settings.ackTimeout().toMillis(), getContext().getLog()));
         return this;
     }
 
@@ -292,7 +286,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         if (m.event() instanceof org.apache.pekko.cluster.ClusterEvent.MemberRemoved) {
             return onNodeRemoved(new NodeRemoved(m.event().member().address().toString()));
         }
-        placements.membership(m.event(), getContext().getLog());
+        resend(placements.onMember(m.event(), System.currentTimeMillis(), getContext().getLog()));
         return this;
     }
 
@@ -302,9 +296,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             getContext().getLog().warn("node {} left while the learner had batch {}: sending it again", m.node(), atLearner.batchId());
             tellLearner(atLearner);
         }
-        long due = System.currentTimeMillis() + EpisodePlacements.LOST_RESEND_ACK_MILLIS;
-        for (String id : placements.removed(m.node(), getContext().getLog())) resend(id, due);
+        resend(placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog()));
         return this;
+    }
+
+    private void resend(List<EpisodePlacements.Resend> again) {
+        for (EpisodePlacements.Resend r : again) resend(r.episodeId(), r.ackDueMillis());
     }
 
     private void resend(String episodeId, long ackDueMillis) {
