@@ -22,8 +22,8 @@ import java.util.SplittableRandom;
 
 /**
  * The embedded decoder-only language model: token embedding, {@code layers} pre-norm decoder layers
- * with rotary causal attention and SwiGLU, a final RMSNorm, and the embedding matrix reused as the
- * output head. Three ways through it:
+ * with rotary causal attention and SwiGLU, a final RMSNorm, and the output head (the embedding matrix
+ * reused, or a matrix of its own when the config says the head is untied). Three ways through it:
  *
  * <ul>
  *   <li>{@link #logits} / {@link #tokenLogProbs}: a full causal pass over a right-padded batch
@@ -37,12 +37,14 @@ import java.util.SplittableRandom;
  */
 public final class CausalLm extends AbstractBlock {
 
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
     private static final float MASKED = -1e9f;
 
     private final ModelConfig config;
     private final RotaryTable rotary;
     private final Parameter embedding;
+    /** The output head when it is not the embedding; null when tied. */
+    private final Parameter head;
     private final List<DecoderLayer> layers = new ArrayList<>();
     private final RmsNorm norm;
     private Map<String, Parameter> named;
@@ -50,9 +52,14 @@ public final class CausalLm extends AbstractBlock {
     private CausalLm(ModelConfig config, NDManager manager) {
         super(VERSION);
         this.config = config;
-        this.rotary = new RotaryTable(manager, config.headSize(), config.context(), config.ropeTheta());
+        this.rotary = new RotaryTable(manager, config);
         this.embedding = addParameter(Parameter.builder()
                 .setName("embedding")
+                .setType(Parameter.Type.WEIGHT)
+                .optShape(new Shape(config.vocab(), config.dModel()))
+                .build());
+        head = config.tiedHead() ? null : addParameter(Parameter.builder()
+                .setName("head")
                 .setType(Parameter.Type.WEIGHT)
                 .optShape(new Shape(config.vocab(), config.dModel()))
                 .build());
@@ -64,12 +71,10 @@ public final class CausalLm extends AbstractBlock {
 
     /**
      * A model with fresh weights: matrices drawn from N(0, 0.02²) with {@code seed} (in Java, so the
-     * same seed gives the same weights whatever the engine's random state), norm gains 1.
+     * same seed gives the same weights whatever the engine's random state), norm gains 1, biases 0.
      */
     public static CausalLm create(ModelConfig config, NDManager manager, long seed) {
-        CausalLm model = new CausalLm(config, manager);
-        model.setInitializer((m, shape, type) -> m.zeros(shape, type), Parameter.Type.WEIGHT);
-        model.initialize(manager, DataType.FLOAT32, new Shape(1, 1));
+        CausalLm model = allocate(config, manager);
         SplittableRandom rng = new SplittableRandom(seed);
         for (Parameter p : model.namedParameters().values()) {
             if (p.getType() != Parameter.Type.WEIGHT) continue;
@@ -78,6 +83,18 @@ public final class CausalLm extends AbstractBlock {
             for (int i = 0; i < values.length; i++) values[i] = (float) (0.02 * rng.nextGaussian());
             array.set(values);
         }
+        return model;
+    }
+
+    /**
+     * A model whose matrices and biases are zeros and norm gains ones, for weights that are loaded
+     * next: drawing random values for a model of a billion parameters would cost seconds for nothing.
+     */
+    public static CausalLm allocate(ModelConfig config, NDManager manager) {
+        CausalLm model = new CausalLm(config, manager);
+        model.setInitializer((m, shape, type) -> m.zeros(shape, type), Parameter.Type.WEIGHT);
+        model.setInitializer((m, shape, type) -> m.zeros(shape, type), Parameter.Type.BIAS);
+        model.initialize(manager, DataType.FLOAT32, new Shape(1, 1));
         return model;
     }
 
@@ -91,6 +108,11 @@ public final class CausalLm extends AbstractBlock {
 
     NDArray embeddingArray() {
         return embedding.getArray();
+    }
+
+    /** The output head's (vocab, dModel) matrix: the embedding when tied. */
+    NDArray headArray() {
+        return (head == null ? embedding : head).getArray();
     }
 
     DecoderLayer layer(int index) {
@@ -111,6 +133,11 @@ public final class CausalLm extends AbstractBlock {
                 String p = "blocks." + i + ".";
                 map.put(p + "norm1.weight", l.norm1.weight);
                 map.put(p + "attn.qkv.weight", weightOf(l.attention.qkv));
+                if (config.qkvBias()) map.put(p + "attn.qkv.bias", l.attention.qkv.getParameters().get("bias"));
+                if (config.qkNorm()) {
+                    map.put(p + "attn.q_norm.weight", l.attention.qNorm.weight);
+                    map.put(p + "attn.k_norm.weight", l.attention.kNorm.weight);
+                }
                 map.put(p + "attn.out.weight", weightOf(l.attention.out));
                 map.put(p + "norm2.weight", l.norm2.weight);
                 map.put(p + "mlp.gate.weight", weightOf(l.mlp.gate));
@@ -118,6 +145,7 @@ public final class CausalLm extends AbstractBlock {
                 map.put(p + "mlp.down.weight", weightOf(l.mlp.down));
             }
             map.put("norm.weight", norm.weight);
+            if (head != null) map.put("head.weight", head);
             named = Collections.unmodifiableMap(map);
         }
         return named;
@@ -174,7 +202,7 @@ public final class CausalLm extends AbstractBlock {
         long m = ids.getShape().get(0);
         int t = (int) ids.getShape().get(1);
         if (lengths.length != m) throw new IllegalArgumentException(lengths.length + " lengths for " + m + " rows");
-        AttentionInputs in = AttentionInputs.prefill(rotary.prefix(step, t), causalMask(step, t), cache, firstSlot);
+        AttentionInputs in = AttentionInputs.prefill(rotary.prefix(step, t), causalMask(step, t, config.groupSize()), cache, firstSlot);
         NDArray h = trunk(ps, embed(ps, ids, false), in, false);
         long[] last = new long[(int) m];
         for (int i = 0; i < m; i++) {
@@ -216,14 +244,14 @@ public final class CausalLm extends AbstractBlock {
             mask = step.create(m, new Shape(n, 1, 1, visible));
         }
         NDArray position = step.create(pos);
-        AttentionInputs in = AttentionInputs.step(rotary.at(position), mask, cache, cache.step(step, position, visible));
+        AttentionInputs in = AttentionInputs.step(rotary.at(step, positions), mask, cache, cache.step(step, position, visible));
         return head(ps, trunk(ps, embed(ps, step.create(tokenIds), false), in, false), false);
     }
 
     private NDArray hidden(ParameterStore ps, NDArray ids, boolean training) {
         NDManager step = ids.getManager();
         int t = (int) ids.getShape().get(1);
-        AttentionInputs in = AttentionInputs.full(rotary.prefix(step, t), causalMask(step, t));
+        AttentionInputs in = AttentionInputs.full(rotary.prefix(step, t), causalMask(step, t, config.groupSize()));
         return trunk(ps, embed(ps, ids, training), in, training);
     }
 
@@ -239,17 +267,25 @@ public final class CausalLm extends AbstractBlock {
         return x;
     }
 
-    /** Final norm, then the tied head: hidden · embeddingᵀ. */
+    /** Final norm, then the head: hidden · headᵀ (the embedding when tied). */
     private NDArray head(ParameterStore ps, NDArray h, boolean training) {
         NDArray normed = norm.forward(ps, h, training);
-        return Linear.linear(normed, ps.getValue(embedding, h.getDevice(), training)).head();
+        return Linear.linear(normed, ps.getValue(head == null ? embedding : head, h.getDevice(), training)).head();
     }
 
-    /** Additive causal mask (t, t): 0 on and below the diagonal. */
-    private static NDArray causalMask(NDManager step, int t) {
-        float[] mask = new float[t * t];
-        for (int i = 0; i < t; i++) Arrays.fill(mask, i * t + i + 1, (i + 1) * t, MASKED);
-        return step.create(mask, new Shape(t, t));
+    /**
+     * Additive causal mask (t, t): 0 on and below the diagonal; repeated {@code group} times down the
+     * rows, (group·t, t), for attention that stacks a key head's query heads along time.
+     */
+    private static NDArray causalMask(NDManager step, int t, int group) {
+        float[] mask = new float[group * t * t];
+        for (int g = 0; g < group; g++) {
+            for (int i = 0; i < t; i++) {
+                int row = (g * t + i) * t;
+                Arrays.fill(mask, row + i + 1, row + t, MASKED);
+            }
+        }
+        return step.create(mask, new Shape((long) group * t, t));
     }
 
     private static Parameter weightOf(Linear linear) {

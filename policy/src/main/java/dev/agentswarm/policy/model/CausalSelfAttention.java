@@ -1,6 +1,7 @@
 package dev.agentswarm.policy.model;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
 import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.types.DataType;
@@ -11,31 +12,47 @@ import ai.djl.training.ParameterStore;
 import ai.djl.util.PairList;
 
 /**
- * Causal multi-head self-attention with rotary positions: one fused q|k|v projection (rows q, k, v,
- * heads contiguous, the layout of the PyTorch reference), softmax(QKᵀ/√dh + mask)·V (the 1/√dh is
- * folded into q's rotary table), an output
- * projection, no biases, no dropout. DJL's ScaledDotProductAttentionBlock is not used: it has no
- * cache and biased projections.
+ * Causal self-attention with rotary positions and grouped-query attention: one fused q|k|v
+ * projection (head rows: the query heads, then the key heads, then the value heads), softmax(QKᵀ/√dh
+ * + mask)·V (the 1/√dh is folded into q's rotary table), an output projection, no dropout. With
+ * {@code kvHeads < heads}, each key/value head serves {@code heads / kvHeads} consecutive query heads
+ * (Hugging Face's repeat_kv order); the queries of a group are stacked along time so one product
+ * serves the group and the keys are never copied. Qwen2 adds biases to q, k and v; Qwen3 normalises
+ * each query and key head (RMSNorm over the head size) before rotary. DJL's
+ * ScaledDotProductAttentionBlock is not used: it has no cache, no groups and biased projections.
  */
 public final class CausalSelfAttention extends AbstractBlock {
 
-    private static final byte VERSION = 1;
+    private static final byte VERSION = 2;
 
-    private final int dModel;
     private final int heads;
+    private final int kvHeads;
+    private final int group;
     private final int headSize;
     private final RotaryTable rotary;
     final Linear qkv;
     final Linear out;
+    /** Qwen3's per-head norms of queries and keys; null for the other families. */
+    final RmsNorm qNorm;
+    final RmsNorm kNorm;
 
     CausalSelfAttention(ModelConfig config, RotaryTable rotary) {
         super(VERSION);
-        this.dModel = config.dModel();
         this.heads = config.heads();
+        this.kvHeads = config.kvHeads();
+        this.group = config.groupSize();
         this.headSize = config.headSize();
         this.rotary = rotary;
-        qkv = addChildBlock("qkv", Linear.builder().setUnits(3L * dModel).optBias(false).build());
-        out = addChildBlock("out", Linear.builder().setUnits(dModel).optBias(false).build());
+        qkv = addChildBlock("qkv", Linear.builder().setUnits((long) config.projectionHeads() * headSize)
+                .optBias(config.qkvBias()).build());
+        out = addChildBlock("out", Linear.builder().setUnits(config.dModel()).optBias(false).build());
+        if (config.qkNorm()) {
+            qNorm = addChildBlock("q_norm", new RmsNorm(headSize, config.normEps()));
+            kNorm = addChildBlock("k_norm", new RmsNorm(headSize, config.normEps()));
+        } else {
+            qNorm = null;
+            kNorm = null;
+        }
     }
 
     NDArray forward(ParameterStore ps, NDArray x, int layer, AttentionInputs in, boolean training) {
@@ -47,15 +64,20 @@ public final class CausalSelfAttention extends AbstractBlock {
         long b = x.getShape().get(0);
         long t = x.getShape().get(1);
         NDArray proj = qkv.forward(ps, new NDList(x), training).head();
-        // (B, T, 3, H, dh) → (3, B, H, T, dh): q, k and v rotate (and q scales) in one pass.
-        NDArray qkvRotated = rotary.rotate(proj.reshape(b, t, 3, heads, headSize).transpose(2, 0, 3, 1, 4), in.rotary());
-        if (in.cache() != null) in.cache().writeBlock(layer, in.firstSlot(), qkvRotated.get("1:"));
-        NDArray q = qkvRotated.get(0);
-        NDArray k = qkvRotated.get(1);
-        NDArray v = qkvRotated.get(2);
+        // (B, T, rows, dh) → (B, rows, T, dh): q, k and v rotate (and q scales) in one pass.
+        NDArray rows = normed(ps, proj.reshape(b, t, heads + 2L * kvHeads, headSize).transpose(0, 2, 1, 3), training);
+        NDArray rotated = rotary.rotate(rows, in.rotary());
+        if (in.cache() != null) {
+            NDArray keysValues = rotated.get(":, {}:", heads).reshape(b, 2, kvHeads, t, headSize).transpose(1, 0, 2, 3, 4);
+            in.cache().writeBlock(layer, in.firstSlot(), keysValues);
+        }
+        NDArray q = rotated.get(":, :{}", heads);
+        NDArray k = rotated.get(":, {}:{}", heads, heads + kvHeads);
+        NDArray v = rotated.get(":, {}:", heads + kvHeads);
+        if (group > 1) q = q.reshape(b, kvHeads, group * t, headSize); // a group's queries, stacked along time
         NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).add(in.mask());
-        NDArray mixed = scores.softmax(-1).matMul(v); // (B, H, T, dh)
-        NDArray merged = mixed.transpose(0, 2, 1, 3).reshape(b, t, dModel);
+        NDArray mixed = scores.softmax(-1).matMul(v).reshape(b, heads, t, headSize);
+        NDArray merged = mixed.transpose(0, 2, 1, 3).reshape(b, t, (long) heads * headSize);
         return out.forward(ps, new NDList(merged), training).head();
     }
 
@@ -66,14 +88,23 @@ public final class CausalSelfAttention extends AbstractBlock {
      */
     private NDArray step(ParameterStore ps, NDArray x, int layer, AttentionInputs in) {
         long n = x.getShape().get(0);
-        NDArray proj = qkv.forward(ps, new NDList(x), false).head().reshape(n, 3, heads, headSize);
-        NDArray qkvRotated = rotary.rotate(proj, in.rotary()); // (n, 3, H, dh)
-        in.cache().writeStep(layer, in.step(), qkvRotated.get(":, 1:"));
+        NDArray proj = qkv.forward(ps, new NDList(x), false).head().reshape(n, heads + 2L * kvHeads, headSize);
+        NDArray rotated = rotary.rotate(normed(ps, proj, false), in.rotary()); // (n, rows, dh)
+        in.cache().writeStep(layer, in.step(), rotated.get(":, {}:", heads).reshape(n, 2, kvHeads, headSize));
         NDArray[] kv = in.cache().read(x.getManager(), layer, in.step());
-        NDArray q = qkvRotated.get(":, 0").expandDims(2); // (n, H, 1, dh)
-        NDArray scores = q.matMul(kv[0].transpose(0, 1, 3, 2));
+        NDArray q = rotated.get(":, :{}", heads).reshape(n, kvHeads, group, headSize);
+        NDArray scores = q.matMul(kv[0].transpose(0, 1, 3, 2)); // (n, kvHeads, group, visible)
         if (in.mask() != null) scores = scores.add(in.mask());
-        return out.forward(ps, new NDList(scores.softmax(-1).matMul(kv[1]).reshape(n, dModel)), false).head();
+        NDArray mixed = scores.softmax(-1).matMul(kv[1]).reshape(n, (long) heads * headSize);
+        return out.forward(ps, new NDList(mixed), false).head();
+    }
+
+    /** Qwen3's RMSNorm of each query and key head (head rows on axis 1); values and other families pass through. */
+    private NDArray normed(ParameterStore ps, NDArray rows, boolean training) {
+        if (qNorm == null) return rows;
+        NDArray q = qNorm.forward(ps, rows.get(":, :{}", heads), training);
+        NDArray k = kNorm.forward(ps, rows.get(":, {}:{}", heads, heads + kvHeads), training);
+        return NDArrays.concat(new NDList(q, k, rows.get(":, {}:", heads + kvHeads)), 1);
     }
 
     @Override
@@ -88,7 +119,13 @@ public final class CausalSelfAttention extends AbstractBlock {
 
     @Override
     protected void initializeChildBlocks(NDManager manager, DataType dataType, Shape... inputShapes) {
-        qkv.initialize(manager, dataType, inputShapes[0]);
-        out.initialize(manager, dataType, inputShapes[0]);
+        Shape x = inputShapes[0];
+        qkv.initialize(manager, dataType, x);
+        out.initialize(manager, dataType, x.slice(0, x.dimension() - 1).add((long) heads * headSize));
+        if (qNorm != null) {
+            Shape head = new Shape(1, headSize);
+            qNorm.initialize(manager, dataType, head);
+            kNorm.initialize(manager, dataType, head);
+        }
     }
 }

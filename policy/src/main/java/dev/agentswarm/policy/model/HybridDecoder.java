@@ -51,14 +51,19 @@ public final class HybridDecoder implements AutoCloseable {
     /** Input of the model-width products, feature-major (d, n), wrapped once per row count. */
     private final FloatBuffer modelIn;
     private final NDArray[] modelInRows;
+    /** Input of the output projection, feature-major (heads·dh, n): the attention's result. */
+    private final FloatBuffer attentionOut;
+    private final NDArray[] attentionOutRows;
     /** Queries (n, heads, 1, dh) and the additive mask (n, 1, 1, visible) for engine attention. */
     private final ByteBuffer queryBytes;
     private final ByteBuffer maskBytes;
     private final FloatBuffer[] cacheViews;
     private final Map<NDArray, FloatBuffer> weightViews = new IdentityHashMap<>();
     private final float[][] residual;
-    /** The fused projection, row-major (n, 3d), after the transposing copy. */
+    /** The fused projection, row-major (n, projection width), after the transposing copy. */
     private final float[] qkv;
+    /** Width of the fused projection: (heads + 2·kvHeads)·dh. */
+    private final int projection;
     private final AttentionScratch scratch;
 
     /**
@@ -82,12 +87,18 @@ public final class HybridDecoder implements AutoCloseable {
             // The engine wraps a direct buffer without copying: what Java writes there, the product reads.
             modelInRows[n] = wrap(manager, dBytes, new Shape(d, n));
         }
-        queryBytes = direct(this.maxRows * d);
+        int attentionWidth = c.attentionWidth();
+        ByteBuffer outBytes = direct(this.maxRows * attentionWidth);
+        attentionOut = outBytes.asFloatBuffer();
+        attentionOutRows = new NDArray[this.maxRows + 1];
+        for (int n = 1; n <= this.maxRows; n++) attentionOutRows[n] = wrap(manager, outBytes, new Shape(attentionWidth, n));
+        queryBytes = direct(this.maxRows * attentionWidth);
         maskBytes = direct(this.maxRows * cache.length());
         cacheViews = new FloatBuffer[c.layers()];
         for (int l = 0; l < c.layers(); l++) cacheViews[l] = cache.view(l);
         residual = new float[this.maxRows][d];
-        qkv = new float[this.maxRows * 3 * d];
+        projection = c.projectionHeads() * c.headSize();
+        qkv = new float[this.maxRows * projection];
         scratch = new AttentionScratch(cache.length(), c.headSize());
     }
 
@@ -122,6 +133,8 @@ public final class HybridDecoder implements AutoCloseable {
                 DecoderLayer layer = model.layer(l);
                 normInto(n, layer.norm1.weight);
                 copyRowMajor(product(step, layer.attention.qkv, modelInRows[n]), n, qkv);
+                if (c.qkvBias()) addBias(n, layer.attention.qkv.getParameters().get("bias"));
+                if (c.qkNorm()) normHeads(n, layer.attention.qNorm.weight, layer.attention.kNorm.weight);
                 rotateAndStore(n, l, positions);
                 NDArray attended = reads == null
                         ? javaAttention(n, l, positions)
@@ -134,7 +147,7 @@ public final class HybridDecoder implements AutoCloseable {
                 addToResidual(n, product(step, layer.mlp.down, hidden));
             }
             normInto(n, model.finalNorm().weight);
-            NDArray logits = model.embeddingArray().matMul(modelInRows[n]); // tied head, (vocab, n)
+            NDArray logits = model.headArray().matMul(modelInRows[n]); // (vocab, n)
             logits.attach(step);
             float[] out = new float[n * c.vocab()];
             copyRowMajor(logits, n, out);
@@ -153,6 +166,33 @@ public final class HybridDecoder implements AutoCloseable {
             for (int i = 0; i < d; i++) sum += x[i] * x[i];
             float inv = 1f / (float) Math.sqrt(sum / d + eps);
             for (int i = 0; i < d; i++) modelIn.put(i * n + r, x[i] * inv * g.get(i));
+        }
+    }
+
+    /** Adds the projection's bias (Qwen2) to each row. */
+    private void addBias(int n, Parameter bias) {
+        FloatBuffer b = view(bias.getArray());
+        for (int r = 0; r < n; r++) {
+            int base = r * projection;
+            for (int j = 0; j < projection; j++) qkv[base + j] += b.get(j);
+        }
+    }
+
+    /** Qwen3's RMSNorm of each query head and each key head over the head size, in place. */
+    private void normHeads(int n, Parameter queryGain, Parameter keyGain) {
+        int dh = c.headSize();
+        FloatBuffer qg = view(queryGain.getArray());
+        FloatBuffer kg = view(keyGain.getArray());
+        float eps = (float) c.normEps();
+        for (int r = 0; r < n; r++) {
+            for (int h = 0; h < c.heads() + c.kvHeads(); h++) {
+                int at = r * projection + h * dh;
+                FloatBuffer g = h < c.heads() ? qg : kg;
+                float sum = 0f;
+                for (int i = 0; i < dh; i++) sum += qkv[at + i] * qkv[at + i];
+                float inv = 1f / (float) Math.sqrt(sum / dh + eps);
+                for (int i = 0; i < dh; i++) qkv[at + i] = qkv[at + i] * inv * g.get(i);
+            }
         }
     }
 
@@ -181,23 +221,23 @@ public final class HybridDecoder implements AutoCloseable {
      * the cache at its position.
      */
     private void rotateAndStore(int n, int layer, int[] positions) {
-        int d = c.dModel();
         int dh = c.headSize();
         int half = dh / 2;
+        int heads = c.heads();
+        int kvHeads = c.kvHeads();
         float[] cos = model.rotary().cosTable();
         float[] sin = model.rotary().sinTable();
         FloatBuffer kv = cacheViews[layer];
         for (int r = 0; r < n; r++) {
             int p = positions[r];
-            int base = r * 3 * d;
+            int base = r * projection;
             int table = p * 3 * dh;
-            for (int h = 0; h < c.heads(); h++) {
-                int q0 = base + h * dh;
-                int k0 = base + d + h * dh;
-                rotate(qkv, q0, cos, sin, table, half);
+            for (int h = 0; h < heads; h++) rotate(qkv, base + h * dh, cos, sin, table, half);
+            for (int h = 0; h < kvHeads; h++) {
+                int k0 = base + (heads + h) * dh;
                 rotate(qkv, k0, cos, sin, table + dh, half);
                 kv.put(cache.offset(0, r, h, p), qkv, k0, dh);
-                kv.put(cache.offset(1, r, h, p), qkv, k0 + d, dh);
+                kv.put(cache.offset(1, r, h, p), qkv, k0 + kvHeads * dh, dh);
             }
         }
     }
@@ -209,16 +249,18 @@ public final class HybridDecoder implements AutoCloseable {
      */
     private NDArray javaAttention(int n, int layer, int[] positions) {
         AttentionScratch s = scratch;
-        int d = c.dModel();
         int dh = c.headSize();
+        int group = c.groupSize();
         FloatBuffer kv = cacheViews[layer];
         for (int r = 0; r < n; r++) {
             int p = positions[r];
             for (int h = 0; h < c.heads(); h++) {
-                int q0 = r * 3 * d + h * dh;
+                int q0 = r * projection + h * dh;
                 int span = (p + 1) * dh;
-                kv.get(cache.offset(0, r, h, 0), s.keys, 0, span);
-                kv.get(cache.offset(1, r, h, 0), s.values, 0, span);
+                if (h % group == 0) { // a key/value head serves its group's query heads
+                    kv.get(cache.offset(0, r, h / group, 0), s.keys, 0, span);
+                    kv.get(cache.offset(1, r, h / group, 0), s.values, 0, span);
+                }
                 float[] scores = s.scores;
                 float max = Float.NEGATIVE_INFINITY;
                 for (int j = 0; j <= p; j++) {
@@ -239,25 +281,26 @@ public final class HybridDecoder implements AutoCloseable {
                     int vj = j * dh;
                     for (int i = 0; i < dh; i++) acc[i] += w * s.values[vj + i];
                 }
-                for (int i = 0; i < dh; i++) modelIn.put((h * dh + i) * n + r, acc[i]);
+                for (int i = 0; i < dh; i++) attentionOut.put((h * dh + i) * n + r, acc[i]);
             }
         }
-        return modelInRows[n];
+        return attentionOutRows[n];
     }
 
     /**
-     * softmax(q·Kᵀ + mask)·V as batched engine ops over the cache's (n, heads, visible, dh) views,
-     * returned feature-major (d, n) for the output projection (a transposed view, no copy).
+     * softmax(q·Kᵀ + mask)·V as batched engine ops over the cache's (n, kvHeads, visible, dh) views,
+     * each key head's query heads stacked as (n, kvHeads, group, dh); returned feature-major
+     * (heads·dh, n) for the output projection (a transposed view, no copy).
      */
     private NDArray engineAttention(NDManager step, int n, int layer, KvCache.Step reads, NDArray mask) {
-        int d = c.dModel();
+        int width = c.attentionWidth();
         FloatBuffer q = queryBytes.asFloatBuffer();
-        for (int r = 0; r < n; r++) q.put(r * d, qkv, r * 3 * d, d);
-        NDArray query = wrap(step, queryBytes, new Shape(n, c.heads(), 1, c.headSize()));
+        for (int r = 0; r < n; r++) q.put(r * width, qkv, r * projection, width);
+        NDArray query = wrap(step, queryBytes, new Shape(n, c.kvHeads(), c.groupSize(), c.headSize()));
         NDArray[] kv = cache.read(step, layer, reads);
         NDArray scores = query.matMul(kv[0].transpose(0, 1, 3, 2));
         if (mask != null) scores = scores.addi(mask);
-        return scores.softmax(-1).matMul(kv[1]).reshape(n, d).transpose();
+        return scores.softmax(-1).matMul(kv[1]).reshape(n, width).transpose();
     }
 
     /** The additive mask hiding positions past each row's own, or null when all rows are at one position. */

@@ -8,7 +8,7 @@ import ai.djl.ndarray.types.Shape;
 import java.nio.FloatBuffer;
 
 /**
- * Preallocated keys and values, one array per layer shaped (2, slots, heads, length, dh): index 0
+ * Preallocated keys and values, one array per layer shaped (2, slots, kvHeads, length, dh): index 0
  * holds keys, 1 values, so one write per layer stores both. A slot holds one sequence. The
  * generation loop keeps its running sequences in slots 0 .. n-1 (it moves the last one into a freed
  * slot), so a decode step reads the prefix views {@code [k|v, :n, :, :visible]} and copies nothing.
@@ -36,16 +36,16 @@ public final class KvCache implements AutoCloseable {
         if (length <= 0 || length > config.context()) {
             throw new IllegalArgumentException("cache length must be in 1.." + config.context() + ", got " + length);
         }
-        if (2L * slots * config.heads() * length * config.headSize() * 4L > Integer.MAX_VALUE) {
+        if (2L * slots * config.kvHeads() * length * config.headSize() * 4L > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("a KV cache of " + slots + " slots × " + length + " positions exceeds 2 GiB per layer;"
                     + " use fewer slots (max-batch)");
         }
         this.slots = slots;
         this.length = length;
-        this.heads = config.heads();
+        this.heads = config.kvHeads();
         this.headSize = config.headSize();
         kv = new NDArray[config.layers()];
-        Shape shape = new Shape(2, slots, config.heads(), length, config.headSize());
+        Shape shape = new Shape(2, slots, config.kvHeads(), length, config.headSize());
         for (int l = 0; l < config.layers(); l++) kv[l] = manager.zeros(shape);
     }
 
@@ -70,7 +70,7 @@ public final class KvCache implements AutoCloseable {
         int rows = (int) positions.getShape().get(0);
         checkSlots(0, rows);
         NDArray rowIndex = step.arange(0L, (long) rows, 1L, DataType.INT64);
-        // Two array indices split by a slice: the indexed shape is (rows, 2, heads, dh), numpy's rule.
+        // Two array indices split by a slice: the indexed shape is (rows, 2, kvHeads, dh), numpy's rule.
         NDIndex write = new NDIndex(":, {}, :, {}", rowIndex, positions);
         return new Step(write, new NDIndex("0, :{}, :, :{}", rows, visible), new NDIndex("1, :{}, :, :{}", rows, visible),
                 rows, visible);
@@ -87,7 +87,7 @@ public final class KvCache implements AutoCloseable {
                 rows, visible);
     }
 
-    /** Writes keys and values (2, rows, heads, t, dh) into slots [firstSlot, firstSlot + rows), positions [0, t). */
+    /** Writes keys and values (2, rows, kvHeads, t, dh) into slots [firstSlot, firstSlot + rows), positions [0, t). */
     void writeBlock(int layer, int firstSlot, NDArray keysValues) {
         long rows = keysValues.getShape().get(1);
         long t = keysValues.getShape().get(3);
@@ -96,13 +96,13 @@ public final class KvCache implements AutoCloseable {
         kv[layer].set(new NDIndex(":, {}:{}, :, :{}", firstSlot, firstSlot + rows, t), keysValues);
     }
 
-    /** Writes one (rows, 2, heads, dh) key and value per running row, each at its own position. */
+    /** Writes one (rows, 2, kvHeads, dh) key and value per running row, each at its own position. */
     void writeStep(int layer, Step step, NDArray keysValues) {
         kv[layer].set(step.write(), keysValues);
     }
 
     /**
-     * Views (rows, heads, visible, dh) of the step's keys and values, attached to {@code manager} (a
+     * Views (rows, kvHeads, visible, dh) of the step's keys and values, attached to {@code manager} (a
      * view made by the cache's own manager would outlive the step).
      */
     NDArray[] read(NDManager manager, int layer, Step step) {

@@ -103,7 +103,7 @@ public final class ModelWeights {
      * every earlier zero-copy view reading freed memory; on the host the array's direct view is
      * written instead. An accelerator's memory has no such views, so {@code set} serves there.
      */
-    static void overwrite(NDArray array, ByteBuffer data) {
+    public static void overwrite(NDArray array, ByteBuffer data) {
         if (!array.getDevice().isGpu()) {
             ByteBuffer storage = array.toByteBuffer(true);
             if (storage.isDirect()) {

@@ -13,33 +13,43 @@ import ai.djl.ndarray.types.SparseFormat;
  * the attention's 1/√dh, k is rotated, v passes through (cos 1, sin 0). That saves the split, the
  * separate scaling and the native calls they cost at every layer of every decode step. rotateHalf is
  * a fixed signed permutation applied as one small matmul (one call instead of split, negate, concat).
+ *
+ * <p>The projection is laid out by head rows: the query heads, then the key heads, then the value
+ * heads ({@link ModelConfig#projectionHeads}); with grouped-query attention there are fewer key and
+ * value heads than query heads. The tables are kept per part (q | k | v) and spread over the head rows
+ * once per pass ({@link #prefix}, {@link #at}) by a lookup, not per layer.
  */
 public final class RotaryTable implements AutoCloseable {
 
     /** Rows (position), columns q | k | v, each dh wide: the layout a per-row lookup returns. */
     private final NDArray cos;
     private final NDArray sin;
+    /** The tables as (position·3 + part, dh) rows, for the per-row lookup of a decode step. */
+    private final NDArray cosRows;
+    private final NDArray sinRows;
     /** The same tables in Java, for the hybrid decoder. */
     private final float[] cosTable;
     private final float[] sinTable;
     private final NDArray rotateHalf;
+    /** For each head row of the projection, its part: 0 query, 1 key, 2 value. */
+    private final long[] partOfRow;
     private final int positions;
     private final int headSize;
 
-    public RotaryTable(NDManager manager, int headSize, int positions, double theta) {
-        this.positions = positions;
-        this.headSize = headSize;
+    public RotaryTable(NDManager manager, ModelConfig config) {
+        this.positions = config.context();
+        this.headSize = config.headSize();
         int half = headSize / 2;
         float scale = (float) (1.0 / Math.sqrt(headSize));
+        float[] inverse = config.ropeScaling().inverseFrequencies(headSize, config.ropeTheta());
         int width = 3 * headSize;
         float[] c = new float[positions * width];
         float[] s = new float[positions * width];
         for (int p = 0; p < positions; p++) {
             int row = p * width;
             for (int i = 0; i < half; i++) {
-                double inv = 1.0 / Math.pow(theta, (2.0 * i) / headSize);
-                // Rounded to float before cos/sin, as the reference computes its angle table in fp32.
-                float angle = (float) p * (float) inv;
+                // The angle in fp32, as Hugging Face computes its position × frequency table.
+                float angle = (float) p * inverse[i];
                 float ci = (float) Math.cos(angle);
                 float si = (float) Math.sin(angle);
                 for (int j : new int[] {i, i + half}) {
@@ -55,6 +65,8 @@ public final class RotaryTable implements AutoCloseable {
         sinTable = s;
         cos = manager.create(c, new Shape(positions, width));
         sin = manager.create(s, new Shape(positions, width));
+        cosRows = cos.reshape((long) positions * 3, headSize);
+        sinRows = sin.reshape((long) positions * 3, headSize);
         // rotateHalf(x) = cat(-x2, x1) = x @ R with R[i + half, i] = -1 and R[i, i + half] = 1.
         float[] r = new float[headSize * headSize];
         for (int i = 0; i < half; i++) {
@@ -62,6 +74,10 @@ public final class RotaryTable implements AutoCloseable {
             r[i * headSize + i + half] = 1f;
         }
         rotateHalf = manager.create(r, new Shape(headSize, headSize));
+        partOfRow = new long[config.projectionHeads()];
+        for (int j = 0; j < partOfRow.length; j++) {
+            partOfRow[j] = j < config.heads() ? 0 : j < config.heads() + config.kvHeads() ? 1 : 2;
+        }
     }
 
     public int positions() {
@@ -79,31 +95,38 @@ public final class RotaryTable implements AutoCloseable {
     }
 
     /**
-     * Tables for positions 0 .. t-1, shaped (3, 1, 1, t, dh) and attached to {@code step}: they
-     * broadcast over a projection laid out (3, batch, heads, t, dh).
+     * Tables for positions 0 .. t-1, shaped (rows, t, dh) and attached to {@code step}: they broadcast
+     * over a projection laid out (batch, rows, t, dh), rows being the projection's head rows.
      */
     public NDArray[] prefix(NDManager step, int t) {
         if (t > positions) {
             throw new IllegalArgumentException("sequence of " + t + " tokens exceeds the model context of " + positions);
         }
         NDIndex first = new NDIndex(":{}", t);
-        Shape shape = new Shape(3, 1, 1, t, headSize);
-        return new NDArray[] {prefixOf(cos.get(step, first), t, shape), prefixOf(sin.get(step, first), t, shape)};
+        NDArray part = step.create(partOfRow);
+        return new NDArray[] {prefixOf(cos.get(step, first), part, t), prefixOf(sin.get(step, first), part, t)};
     }
 
-    private NDArray prefixOf(NDArray rows, int t, Shape shape) {
-        return rows.reshape(t, 3, headSize).transpose(1, 0, 2).reshape(shape);
+    private NDArray prefixOf(NDArray rows, NDArray part, int t) {
+        NDArray parts = rows.reshape(t, 3, headSize).transpose(1, 0, 2).reshape(3, (long) t * headSize);
+        return lookup(part, parts).reshape(partOfRow.length, t, headSize);
     }
 
     /**
-     * Tables for one position per row, shaped (rows, 3, 1, dh): they broadcast over a decode step's
-     * projection laid out (rows, 3, heads, dh). {@code positionPerRow} is an INT64 vector; the result is
-     * attached to its manager.
+     * Tables for one position per row, shaped (rows, projection rows, dh): they broadcast over a decode
+     * step's projection laid out (rows, projection rows, dh), attached to {@code step}.
      */
-    public NDArray[] at(NDArray positionPerRow) {
-        long rows = positionPerRow.getShape().get(0);
-        Shape shape = new Shape(rows, 3, 1, headSize);
-        return new NDArray[] {lookup(positionPerRow, cos).reshape(shape), lookup(positionPerRow, sin).reshape(shape)};
+    public NDArray[] at(NDManager step, int[] positionsOf) {
+        int rows = positionsOf.length;
+        int parts = partOfRow.length;
+        // Row r's head row j reads the part (q|k|v) of j at r's position: one lookup in the (position·3 + part, dh) table.
+        long[] index = new long[rows * parts];
+        for (int r = 0; r < rows; r++) {
+            for (int j = 0; j < parts; j++) index[r * parts + j] = positionsOf[r] * 3L + partOfRow[j];
+        }
+        NDArray where = step.create(index);
+        Shape shape = new Shape(rows, parts, headSize);
+        return new NDArray[] {lookup(where, cosRows).reshape(shape), lookup(where, sinRows).reshape(shape)};
     }
 
     private static NDArray lookup(NDArray positions, NDArray table) {
@@ -120,6 +143,8 @@ public final class RotaryTable implements AutoCloseable {
     public void close() {
         cos.close();
         sin.close();
+        cosRows.close();
+        sinRows.close();
         rotateHalf.close();
     }
 }

@@ -124,7 +124,7 @@ public final class SafetensorsFile {
     }
 
     /** IEEE 754 binary16 → binary32 (Java 17 has no Float.float16ToFloat). */
-    static float halfToFloat(short half) {
+    public static float halfToFloat(short half) {
         int h = half & 0xffff;
         int sign = (h & 0x8000) << 16;
         int exponent = (h >>> 10) & 0x1f;

@@ -23,6 +23,15 @@ class CausalLmTest {
 
     private static final ModelConfig TINY = ModelConfig.preset("tiny");
 
+    /** The shape under test; subclasses test the other attention layouts with every test here. */
+    ModelConfig config() {
+        return TINY;
+    }
+
+    CausalLm build(NDManager manager) {
+        return CausalLm.create(config(), manager, 7);
+    }
+
     private NDManager root;
     private CausalLm model;
     private ParameterStore ps;
@@ -31,7 +40,7 @@ class CausalLmTest {
     void createModel() {
         InferenceThreads.noGradHere();
         root = NDManager.newBaseManager();
-        model = CausalLm.create(TINY, root, 7);
+        model = build(root);
         ps = new ParameterStore(root, false);
     }
 
@@ -63,7 +72,7 @@ class CausalLmTest {
             NDArray ids = ids(step, randomTokens(11, 12));
             NDArray[] both = model.tokenLogProbsAndEntropy(ps, ids, false);
             org.junit.jupiter.api.Assertions.assertArrayEquals(model.tokenLogProbs(ps, ids, false).toFloatArray(), both[0].toFloatArray(), 1e-6f);
-            float[][] logits = rows(model.logits(ps, ids, false).reshape(12, TINY.vocab()));
+            float[][] logits = rows(model.logits(ps, ids, false).reshape(12, config().vocab()));
             float[] entropy = both[1].toFloatArray();
             assertEquals(11, entropy.length);
             for (int t = 0; t < 11; t++) {
@@ -77,7 +86,7 @@ class CausalLmTest {
                     h -= Math.exp(logp) * logp;
                 }
                 assertEquals(h, entropy[t], 1e-4, "position " + t);
-                assertTrue(h > 0 && h <= Math.log(TINY.vocab()) + 1e-6);
+                assertTrue(h > 0 && h <= Math.log(config().vocab()) + 1e-6);
             }
         }
     }
@@ -111,7 +120,7 @@ class CausalLmTest {
     private void decodeAgainstFullPass(java.util.function.IntFunction<DecodePath> pathAtStep) {
         int[][] seqs = {randomTokens(1, 40), randomTokens(2, 40), randomTokens(3, 40)};
         int[] prompt = {5, 12, 1};
-        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 4, 64);
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, config(), 4, 64);
              HybridDecoder javaAttention = new HybridDecoder(model, cache, step, 4, 4);
              HybridDecoder engineAttention = new HybridDecoder(model, cache, step, 4, 0)) {
             HybridDecoder[] hybrid = {javaAttention, engineAttention};
@@ -158,8 +167,8 @@ class CausalLmTest {
     void laterTokensNeverChangeEarlierLogProbs() {
         int[] a = randomTokens(9, 30);
         int[] b = a.clone();
-        b[29] = (b[29] + 1) % TINY.vocab();
-        b[20] = (b[20] + 7) % TINY.vocab();
+        b[29] = (b[29] + 1) % config().vocab();
+        b[20] = (b[20] + 7) % config().vocab();
         try (NDManager step = root.newSubManager()) {
             float[] la = logProbs(step, a);
             float[] lb = logProbs(step, b);
@@ -186,19 +195,19 @@ class CausalLmTest {
     @Test
     void sameSeedSameWeightsOtherSeedOtherWeights() {
         try (NDManager m = root.newSubManager()) {
-            CausalLm again = CausalLm.create(TINY, m, 7);
-            CausalLm other = CausalLm.create(TINY, m, 8);
+            CausalLm again = build(m);
+            CausalLm other = CausalLm.create(config(), m, 8);
             var mine = model.namedParameters().get("blocks.1.mlp.up.weight").getArray().toFloatArray();
             assertArrayEquals(mine, again.namedParameters().get("blocks.1.mlp.up.weight").getArray().toFloatArray());
             assertTrue(mine[0] != other.namedParameters().get("blocks.1.mlp.up.weight").getArray().toFloatArray()[0]);
-            assertEquals(TINY.parameters(), again.namedParameters().values().stream()
+            assertEquals(config().parameters(), again.namedParameters().values().stream()
                     .mapToLong(p -> p.getArray().getShape().size()).sum());
         }
     }
 
     @Test
     void decodingStepsLeaveNoArraysBehind() {
-        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 2, 32);
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, config(), 2, 32);
              HybridDecoder javaAttention = new HybridDecoder(model, cache, step, 2, 2);
              HybridDecoder engineAttention = new HybridDecoder(model, cache, step, 2, 0)) {
             int before = ((BaseNDManager) root).getManagedArrays().size();
@@ -221,7 +230,7 @@ class CausalLmTest {
 
     @Test
     void theHybridDecoderRefusesBadStepsWithoutTouchingTheCache() {
-        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 2, 8);
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, config(), 2, 8);
              HybridDecoder hybrid = new HybridDecoder(model, cache, step, 4, 1)) {
             assertEquals(2, hybrid.maxRows(), "never more rows than the cache has slots");
             hybrid.step(new int[] {4, 5}, new int[] {0, 0});
@@ -230,7 +239,7 @@ class CausalLmTest {
             assertTrue(tooMany.getMessage().contains("outside 1..2"), tooMany.getMessage());
             var past = assertThrows(IllegalArgumentException.class, () -> hybrid.step(new int[] {1}, new int[] {8}));
             assertTrue(past.getMessage().contains("cache length 8"), past.getMessage());
-            var token = assertThrows(IllegalArgumentException.class, () -> hybrid.step(new int[] {TINY.vocab()}, new int[] {0}));
+            var token = assertThrows(IllegalArgumentException.class, () -> hybrid.step(new int[] {config().vocab()}, new int[] {0}));
             assertTrue(token.getMessage().contains("outside the vocabulary"), token.getMessage());
             var late = assertThrows(IllegalArgumentException.class, () -> hybrid.step(new int[] {1, 2}, new int[] {1, 9}));
             assertTrue(late.getMessage().contains("position 9"), late.getMessage());
@@ -247,7 +256,7 @@ class CausalLmTest {
 
     @Test
     void decodePastTheCacheIsRefused() {
-        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, TINY, 1, 8)) {
+        try (NDManager step = root.newSubManager(); KvCache cache = new KvCache(step, config(), 1, 8)) {
             var e = assertThrows(IllegalArgumentException.class,
                     () -> model.decode(ps, step, new int[] {1}, new int[] {8}, cache));
             assertTrue(e.getMessage().contains("cache length 8"), e.getMessage());
@@ -256,7 +265,7 @@ class CausalLmTest {
 
     private float[][] fullLogits(NDManager step, int[] tokens) {
         NDArray logits = model.logits(ps, ids(step, tokens), false);
-        return rows(logits.reshape(tokens.length, TINY.vocab()));
+        return rows(logits.reshape(tokens.length, config().vocab()));
     }
 
     float[] logProbs(NDManager step, int[] tokens) {
@@ -281,7 +290,7 @@ class CausalLmTest {
     static int[] randomTokens(long seed, int n) {
         Random r = new Random(seed);
         int[] t = new int[n];
-        for (int i = 0; i < n; i++) t[i] = r.nextInt(TINY.vocab());
+        for (int i = 0; i < n; i++) t[i] = r.nextInt(TINY.vocab()); // every shape under test has this vocabulary
         return t;
     }
 
