@@ -3,6 +3,8 @@ package dev.agentswarm.app;
 import dev.agentswarm.app.cli.BenchCommand;
 import dev.agentswarm.app.cli.DemoCommand;
 import dev.agentswarm.app.cli.DpoCommand;
+import dev.agentswarm.app.cli.GenerateCommand;
+import dev.agentswarm.app.cli.LogprobsCommand;
 import dev.agentswarm.app.cli.EvalCommand;
 import dev.agentswarm.app.cli.ExportCommand;
 import dev.agentswarm.app.cli.NodeCommand;
@@ -20,7 +22,7 @@ import picocli.CommandLine.Command;
         description = "Actor runtime for swarms of tool-using LLM agents that learn.",
         subcommands = {DemoCommand.class, RunCommand.class, EvalCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
                 SandboxCommand.class, TrainCommand.class, NodeCommand.class, DpoCommand.class, ExportCommand.class,
-                VersionCommand.class, CommandLine.HelpCommand.class})
+                GenerateCommand.class, LogprobsCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

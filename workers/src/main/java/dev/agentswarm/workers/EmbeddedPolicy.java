@@ -5,7 +5,7 @@ import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.policy.PolicyException;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.CompletionRequest;
-import dev.agentswarm.policy.chat.ChatTemplate;
+import dev.agentswarm.policy.chat.ChatFormat;
 import com.typesafe.config.Config;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.policy.embedded.Generation;
@@ -32,7 +32,7 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 public final class EmbeddedPolicy implements Policy {
 
     private final ActorRef<PolicyServer.Command> server;
-    private final ChatTemplate template;
+    private final ChatFormat template;
     private final Scheduler scheduler;
     private final Duration timeout;
     private final String description;
@@ -40,13 +40,13 @@ public final class EmbeddedPolicy implements Policy {
     private final AtomicLong requestIds = new AtomicLong();
     private final ActorRef<WeightsProtocol.FetcherCommand> weights;
 
-    public EmbeddedPolicy(ActorRef<PolicyServer.Command> server, ChatTemplate template, Scheduler scheduler,
+    public EmbeddedPolicy(ActorRef<PolicyServer.Command> server, ChatFormat template, Scheduler scheduler,
                           Duration timeout, String description) {
         this(server, template, scheduler, timeout, description, null);
     }
 
     /** @param weights the node's {@link WeightsFetcher} feeding {@code server}, or null when none does */
-    public EmbeddedPolicy(ActorRef<PolicyServer.Command> server, ChatTemplate template, Scheduler scheduler,
+    public EmbeddedPolicy(ActorRef<PolicyServer.Command> server, ChatFormat template, Scheduler scheduler,
                           Duration timeout, String description, ActorRef<WeightsProtocol.FetcherCommand> weights) {
         this.weights = weights;
         this.server = server;

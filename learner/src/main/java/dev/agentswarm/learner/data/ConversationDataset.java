@@ -1,7 +1,7 @@
 package dev.agentswarm.learner.data;
 
 import dev.agentswarm.core.json.Json;
-import dev.agentswarm.policy.chat.ChatTemplate;
+import dev.agentswarm.policy.chat.ChatFormat;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -46,7 +46,7 @@ public final class ConversationDataset {
         this.stats = stats;
     }
 
-    public static ConversationDataset load(Path file, ChatTemplate template, int seqLen, double maxBadFraction)
+    public static ConversationDataset load(Path file, ChatFormat template, int seqLen, double maxBadFraction)
             throws IOException {
         return render(read(file, maxBadFraction), template, seqLen);
     }
@@ -89,7 +89,7 @@ public final class ConversationDataset {
     }
 
     /** Renders parsed conversations with {@code template}, cutting each to {@code seqLen} tokens. */
-    public static ConversationDataset render(ParsedFile parsed, ChatTemplate template, int seqLen) {
+    public static ConversationDataset render(ParsedFile parsed, ChatFormat template, int seqLen) {
         if (seqLen < 2) throw new IllegalArgumentException("seq-len must be ≥ 2, got " + seqLen);
         List<Example> examples = new ArrayList<>(parsed.conversations().size());
         List<LineProblem> problems = new ArrayList<>(parsed.problems());
@@ -97,7 +97,7 @@ public final class ConversationDataset {
         long tokens = 0, trained = 0;
         for (int i = 0; i < parsed.conversations().size(); i++) {
             Conversation c = parsed.conversations().get(i);
-            ChatTemplate.Rendered r = template.conversation(c.messages(), c.tools());
+            ChatFormat.Rendered r = template.conversation(c.messages(), c.tools());
             int[] ids = r.ids(), mask = r.lossMask();
             if (ids.length > seqLen) {
                 ids = Arrays.copyOf(ids, seqLen);

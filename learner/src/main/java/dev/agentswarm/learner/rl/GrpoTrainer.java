@@ -10,7 +10,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.learner.optim.AdamW;
-import dev.agentswarm.policy.chat.ChatTemplate;
+import dev.agentswarm.policy.chat.ChatFormat;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.ModelWeights;
 import java.util.LinkedHashMap;
@@ -40,7 +40,7 @@ public final class GrpoTrainer implements AutoCloseable {
     private long version;
     private long steps;
 
-    public GrpoTrainer(CausalLm model, NDManager root, GrpoSettings settings, ChatTemplate template, long version) {
+    public GrpoTrainer(CausalLm model, NDManager root, GrpoSettings settings, ChatFormat template, long version) {
         this.model = model;
         this.settings = settings;
         if (settings.loss().beta() > 0) {

@@ -5,7 +5,7 @@ import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.Trajectory;
-import dev.agentswarm.policy.chat.ChatTemplate;
+import dev.agentswarm.policy.chat.ChatFormat;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -28,9 +28,9 @@ import java.util.function.ToDoubleFunction;
  */
 public final class PreferencePairs {
 
-    private final ChatTemplate template;
+    private final ChatFormat template;
 
-    public PreferencePairs(ChatTemplate template) {
+    public PreferencePairs(ChatFormat template) {
         this.template = template;
     }
 
@@ -115,7 +115,7 @@ public final class PreferencePairs {
     private int[] completionIds(List<Message> prompt, String answer) {
         List<Message> all = new ArrayList<>(prompt);
         all.add(Message.assistant(answer));
-        ChatTemplate.Rendered r = template.conversation(all, List.of());
+        ChatFormat.Rendered r = template.conversation(all, List.of());
         int last = r.lossMask().length - 1;
         while (last >= 0 && r.lossMask()[last] == 0) last--;
         int first = last;

@@ -3,7 +3,7 @@ package dev.agentswarm.learner.rl;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.Turn;
-import dev.agentswarm.policy.chat.ChatTemplate;
+import dev.agentswarm.policy.chat.ChatFormat;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,9 +16,9 @@ import java.util.List;
  */
 public final class TurnPrompts {
 
-    private final ChatTemplate template;
+    private final ChatFormat template;
 
-    public TurnPrompts(ChatTemplate template) {
+    public TurnPrompts(ChatFormat template) {
         this.template = template;
     }
 

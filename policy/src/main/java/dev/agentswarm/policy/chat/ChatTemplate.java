@@ -21,16 +21,7 @@ import java.util.List;
  * closing {@code <|im_end|>} (so it learns to stop); never the {@code <|im_start|>assistant\n} header,
  * which the prompt supplies.
  */
-public final class ChatTemplate {
-
-    /** A rendered conversation: token ids and, per id, 1 where the model is trained to produce it. */
-    public record Rendered(int[] ids, int[] lossMask) {
-        public int trainedTokens() {
-            int n = 0;
-            for (int m : lossMask) n += m;
-            return n;
-        }
-    }
+public final class ChatTemplate implements ChatFormat {
 
     private static final String TOOLS_PREAMBLE = "# Tools\n\nYou may call one or more functions. Their signatures,"
             + " within <tools></tools>:\n<tools>\n";
@@ -50,6 +41,7 @@ public final class ChatTemplate {
         this.stopIds = new int[] {imEnd, tokenizer.eosId()};
     }
 
+    @Override
     public BpeTokenizer tokenizer() {
         return tokenizer;
     }

@@ -75,6 +75,14 @@ public record HfModelConfig(String architecture, ModelConfig model, int maxPosit
         }
     }
 
+    /** The same config served with another context (rotary tables and caches are sized by it). */
+    public HfModelConfig withContext(int context) {
+        if (context < 1 || context > maxPositions) {
+            throw new IllegalArgumentException("context " + context + " outside 1.." + maxPositions + " (max_position_embeddings)");
+        }
+        return new HfModelConfig(architecture, model.withContext(context), maxPositions, dtype, bosIds, eosIds, json);
+    }
+
     public static HfModelConfig parse(JsonNode json, String name, int context) {
         if (json.has("quantization_config")) {
             throw new IllegalArgumentException("quantized checkpoints are not supported (quantization_config "

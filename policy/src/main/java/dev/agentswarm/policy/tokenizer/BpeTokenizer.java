@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentswarm.core.context.TokenCounter;
 import dev.agentswarm.core.json.Json;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -29,7 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * merge in rank order. Every string is encodable (it is bytes at worst) and {@code decode(encode(s))}
  * gives back {@code s} for any well-formed UTF-16 string. Immutable and thread-safe.
  */
-public final class BpeTokenizer implements TokenCounter {
+public final class BpeTokenizer implements TextTokenizer {
 
     public static final String IM_START = "<|im_start|>";
     public static final String IM_END = "<|im_end|>";
@@ -324,6 +323,11 @@ public final class BpeTokenizer implements TokenCounter {
             out.writeBytes(bytesOf(id));
         }
         return out.toByteArray();
+    }
+
+    @Override
+    public byte[] tokenBytes(int id) {
+        return bytesOf(id).clone();
     }
 
     /** Decodes the whole sequence at once; bytes that are not valid UTF-8 become U+FFFD. */

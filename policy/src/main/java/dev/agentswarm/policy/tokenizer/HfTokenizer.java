@@ -2,7 +2,6 @@ package dev.agentswarm.policy.tokenizer;
 
 import ai.djl.huggingface.tokenizers.HuggingFaceTokenizer;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.agentswarm.core.context.TokenCounter;
 import dev.agentswarm.core.json.Json;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,7 +22,7 @@ import java.util.Set;
  * a rendered chat template needs: the template writes its own BOS. Special tokens written in the
  * text (for example {@code <|im_start|>}) are matched as specials, as in Hugging Face.
  */
-public final class HfTokenizer implements TokenCounter, AutoCloseable {
+public final class HfTokenizer implements TextTokenizer, AutoCloseable {
 
     static {
         // Never reach for the network: the tokenizer's native library ships inside the jar.
