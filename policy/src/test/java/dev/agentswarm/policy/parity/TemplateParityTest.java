@@ -19,6 +19,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -112,16 +114,22 @@ class TemplateParityTest {
         }
         long renderNanos = System.nanoTime() - t0;
 
-        List<JsonNode> py;
-        try (ReferenceProcess p = ReferenceProcess.pythonJinja()) {
-            py = p.ask(pyRequests);
-        }
+        // Both references at once: Python renders while Node.js loads its tokenizers.
+        ReferenceProcess python = ReferenceProcess.pythonJinja();
+        CompletableFuture<List<JsonNode>> pyAnswers = CompletableFuture.supplyAsync(() -> {
+            try (python) {
+                return python.ask(pyRequests);
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
         List<JsonNode> js;
         List<JsonNode> jsIds;
         try (ReferenceProcess p = ReferenceProcess.node()) {
             js = p.ask(jsRequests);
             jsIds = p.ask(jsIdRequests);
         }
+        List<JsonNode> py = pyAnswers.get(120, TimeUnit.SECONDS);
 
         Map<String, HfTokenizer> tokenizers = new LinkedHashMap<>();
         int pyMismatch = 0;
