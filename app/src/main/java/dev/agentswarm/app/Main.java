@@ -12,6 +12,7 @@ import dev.agentswarm.app.cli.ReplayCommand;
 import dev.agentswarm.app.cli.RunCommand;
 import dev.agentswarm.app.cli.SandboxCommand;
 import dev.agentswarm.app.cli.SftCommand;
+import dev.agentswarm.app.cli.TokenizeCommand;
 import dev.agentswarm.app.cli.TrainCommand;
 import dev.agentswarm.app.cli.VersionCommand;
 import picocli.CommandLine;
@@ -22,7 +23,8 @@ import picocli.CommandLine.Command;
         description = "Actor runtime for swarms of tool-using LLM agents that learn.",
         subcommands = {DemoCommand.class, RunCommand.class, EvalCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
                 SandboxCommand.class, TrainCommand.class, NodeCommand.class, DpoCommand.class, ExportCommand.class,
-                GenerateCommand.class, LogprobsCommand.class, VersionCommand.class, CommandLine.HelpCommand.class})
+                GenerateCommand.class, LogprobsCommand.class, TokenizeCommand.class, VersionCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

@@ -27,6 +27,10 @@ import java.util.Map;
  * episode from scratch changes tokens the policy already conditioned on. An episode therefore
  * extends its previous prompt ids + generated ids with the rendered suffix of the new messages
  * only; {@link EpisodePrompts} does that.
+ *
+ * <p>The rendered text is encoded with special tokens matched, as transformers does, so message text
+ * that spells one (a tool result containing {@code <|im_end|>}) becomes that control token: strip or
+ * escape special-token strings from untrusted tool output before it becomes a message.
  */
 public final class JinjaChatTemplate {
 
