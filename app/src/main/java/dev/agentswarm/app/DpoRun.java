@@ -2,6 +2,7 @@ package dev.agentswarm.app;
 
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.MetricsLog;
+import dev.agentswarm.learner.TrainingMemory;
 import dev.agentswarm.learner.rl.DpoTrainer;
 import dev.agentswarm.learner.rl.PreferencePair;
 import dev.agentswarm.learner.sft.Checkpoints;
@@ -34,6 +35,10 @@ public final class DpoRun {
 
     public static Outcome train(EmbeddedModel model, List<PreferencePair> pairs, DpoTrainer.Settings settings, Path dir) throws IOException {
         if (pairs.isEmpty()) throw new IllegalArgumentException("no preference pairs to train on");
+        int longest = pairs.stream().mapToInt(p -> p.prompt().length + Math.max(p.chosen().length, p.rejected().length)).max().orElse(1);
+        // Chosen and rejected side by side, and the reference model beside the trained one.
+        TrainingMemory.estimate(model.model().config(), 2 * settings.pairsPerPass(), longest, true,
+                model.model().config().parameters()).requireFits("DPO full fine-tuning of " + model.model().config().name());
         Files.createDirectories(dir);
         List<DpoTrainer.StepResult> steps;
         try (DpoTrainer trainer = new DpoTrainer(model.model(), model.manager(), settings, model.template().tokenizer().padId());
@@ -50,6 +55,7 @@ public final class DpoRun {
         }
         Path weights = dir.resolve(Checkpoints.MODEL);
         ModelWeights.save(model.model(), model.version() + settings.steps(), weights);
+        if (model.modelDir() != null) model.saveHf(model.model(), dir.resolve(Checkpoints.HF)); // what transformers and vLLM load
         return new Outcome(steps, weights, steps.stream().mapToDouble(DpoTrainer.StepResult::seconds).sum());
     }
 }

@@ -7,6 +7,7 @@ import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.environments.Suite;
 import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.learner.Learner;
+import dev.agentswarm.learner.TrainingMemory;
 import dev.agentswarm.learner.rl.GrpoSettings;
 import dev.agentswarm.learner.rl.GrpoTrainer;
 import dev.agentswarm.learner.sft.Checkpoints;
@@ -22,6 +23,9 @@ import java.util.Optional;
  * every learner node reads at the same path, as a run folder on a cluster's shared file system is.
  */
 public final class TrainingRuns {
+
+    /** Prompt tokens assumed beside a completion's budget when estimating a run's memory. */
+    static final int PROMPT_ALLOWANCE = 512;
 
     private TrainingRuns() {}
 
@@ -45,7 +49,12 @@ public final class TrainingRuns {
         GrpoSettings grpo = GrpoSettings.fromConfig(cfg, spec.sampling().maxTokens());
         EmbeddedModel model = EmbeddedModel.fromConfig(cfg); // the learner's own copy, the same start as the servers'
         try {
+            // A sequence: the completion's budget plus an allowance for the prompt, within the context.
+            int tokens = Math.min(model.model().config().context(), spec.sampling().maxTokens() + PROMPT_ALLOWANCE);
+            TrainingMemory.estimate(model.model().config(), grpo.microBatchRows(), tokens, grpo.loss().beta() > 0,
+                    model.model().config().parameters()).requireFits("GRPO full fine-tuning of " + model.model().config().name());
             GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), grpo, model.template(), model.version());
+            if (model.modelDir() != null) trainer.exportCheckpointsWith(model::saveHf);
             if (checkpoint.isPresent()) trainer.restore(checkpoint.get(), GrpoTrainer.Resume.read(checkpoint.get()));
             return new Learner.OpenRun(trainer, new Learner.Checkpointing(runDir, t.getInt("checkpoint-every")), model::close);
         } catch (Exception | Error e) {

@@ -277,6 +277,33 @@ class LearnerTest {
         }
     }
 
+    @Test
+    void aCheckpointCarriesTheExportedLayoutOrIsNotWrittenAtAll(@TempDir Path runDir) throws Exception {
+        GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.load(), 16);
+        try (NDManager root = NDManager.newBaseManager()) {
+            CausalLm model = CausalLm.create(ModelConfig.preset("tiny"), root, 1);
+            try (GrpoTrainer t = new GrpoTrainer(model, root, settings, TEMPLATE, 0)) {
+                t.train(groups(false, true));
+                t.exportCheckpointsWith((m, folder) -> ModelWeights.save(m, 42, folder.resolve("weights.safetensors")));
+                Path checkpoint = t.checkpoint(runDir, 0);
+                var exported = SafetensorsFile.read(checkpoint.resolve(Checkpoints.HF).resolve("weights.safetensors"));
+                var saved = SafetensorsFile.read(checkpoint.resolve(Checkpoints.MODEL));
+                assertTrue(java.util.Arrays.equals(bytesOf(saved.tensors().get("embed.weight")), bytesOf(exported.tensors().get("embed.weight"))),
+                        "the export holds the checkpoint's weights");
+                // An export that fails leaves the last complete checkpoint current and no half-written one.
+                t.train(groups(false, true));
+                t.exportCheckpointsWith((m, folder) -> {
+                    throw new java.io.IOException("disk full");
+                });
+                org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> t.checkpoint(runDir, 0));
+                assertEquals(checkpoint, Checkpoints.latest(runDir).orElseThrow());
+                try (var entries = java.nio.file.Files.list(Checkpoints.folder(runDir))) {
+                    assertEquals(List.of("latest", "step-1"), entries.map(p -> p.getFileName().toString()).sorted().toList());
+                }
+            }
+        }
+    }
+
     private static byte[] bytesOf(SafetensorsFile.Tensor t) {
         java.nio.ByteBuffer b = t.data().duplicate();
         byte[] out = new byte[b.remaining()];

@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
 
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Generates a continuation with the embedded model (a --model folder or the project's own) and prints the new ids,"
-                + " their text and each token's log-prob. Stops at the model's end-of-turn tokens or after --new tokens."})
+                + " their text and each token's log-prob under the model (and under the distribution it was sampled from)."
+                + " Stops at the model's end-of-turn tokens or after --new tokens."})
 public final class GenerateCommand implements Callable<Integer> {
 
     @Mixin
@@ -78,9 +79,20 @@ public final class GenerateCommand implements Callable<Integer> {
             r.line(g.text());
             r.line(String.format("%d new tokens (%s) in %.2f s: %.1f tokens/s", g.tokens().length, g.finishReason(), seconds,
                     g.tokens().length / seconds));
+            // The model's own log-probs of what it produced (temperature 1), from one pass over prompt and
+            // answer; the sampler's are under the distribution it drew from (0 for greedy picks).
+            int[] all = new int[prompt.length + g.tokens().length];
+            System.arraycopy(prompt, 0, all, 0, prompt.length);
+            System.arraycopy(g.tokens(), 0, all, prompt.length, g.tokens().length);
+            float[] scored = LogprobsCommand.score(model, all);
             List<Double> logprobs = new ArrayList<>();
-            for (float lp : g.logprobs()) logprobs.add(Report.round(lp, 6));
+            List<Double> sampled = new ArrayList<>();
+            for (int i = 0; i < g.tokens().length; i++) {
+                logprobs.add(Report.round(scored[prompt.length - 1 + i], 6));
+                sampled.add(Report.round(g.logprobs()[i], 6));
+            }
             r.put("prompt_ids", prompt).put("ids", g.tokens()).put("text", g.text()).put("logprobs", logprobs)
+                    .put("sampling_logprobs", sampled)
                     .put("finish_reason", g.finishReason().toString()).put("load_s", Report.round(loadSeconds, 3))
                     .put("tokens_per_s", Report.round(g.tokens().length / seconds, 2));
         }

@@ -35,12 +35,9 @@ public final class LogprobsCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Config cfg = weights.apply(SwarmNode.loadConfig(config));
         Report r = new Report();
-        try (EmbeddedModel model = EmbeddedModel.fromConfig(cfg); NDManager step = model.manager().newSubManager()) {
+        try (EmbeddedModel model = EmbeddedModel.fromConfig(cfg)) {
             int[] ids = input.resolve(model);
-            long[] row = new long[ids.length];
-            for (int i = 0; i < ids.length; i++) row[i] = ids[i];
-            float[] scores = ids.length < 2 ? new float[0] : model.model()
-                    .tokenLogProbs(new ParameterStore(step, false), step.create(row, new Shape(1, ids.length)), false).toFloatArray();
+            float[] scores = score(model, ids);
             List<Double> logprobs = new ArrayList<>();
             logprobs.add(null);
             double sum = 0;
@@ -55,5 +52,16 @@ public final class LogprobsCommand implements Callable<Integer> {
         }
         r.print(json.json);
         return 0;
+    }
+
+    /** log p(ids[t] | ids[&lt;t]) for t ≥ 1, from one causal pass at temperature 1. */
+    static float[] score(EmbeddedModel model, int[] ids) {
+        if (ids.length < 2) return new float[0];
+        try (NDManager step = model.manager().newSubManager()) {
+            long[] row = new long[ids.length];
+            for (int i = 0; i < ids.length; i++) row[i] = ids[i];
+            return model.model().tokenLogProbs(new ParameterStore(step, false), step.create(row, new Shape(1, ids.length)), false)
+                    .toFloatArray();
+        }
     }
 }

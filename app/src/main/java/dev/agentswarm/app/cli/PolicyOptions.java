@@ -37,6 +37,7 @@ public final class PolicyOptions {
 
     /** True when the embedded model serves: it needs the node's actor system, see {@link #embeddedConfig}. */
     public boolean embedded() {
+        if (kind == null && weights.model != null && endpoint == null && script == null) return true; // --model DIR alone
         if (kind == null || oracle()) return false;
         if (!kind.equals("embedded")) throw new IllegalArgumentException("unknown --policy " + kind + " (known: embedded, oracle)");
         if (script != null || endpoint != null) {
@@ -53,16 +54,16 @@ public final class PolicyOptions {
     /** The configuration with the embedded-policy options applied. */
     public Config embeddedConfig(Config config) {
         Config c = weights.apply(config);
-        if (preset != null) c = c.withValue("agentswarm.policy.embedded.model.preset", ConfigValueFactory.fromAnyRef(preset));
+        if (preset != null) {
+            if (weights.model != null) throw new IllegalArgumentException("--preset names one of the project's own models; --model is a folder");
+            c = c.withValue("agentswarm.policy.embedded.model.preset", ConfigValueFactory.fromAnyRef(preset));
+        }
         return c;
     }
 
     @Option(names = "--endpoint", paramLabel = "URL",
             description = "Base URL of an OpenAI-compatible server (vLLM, SGLang, Ollama, llama.cpp), e.g. http://127.0.0.1:8000/v1")
     String endpoint;
-
-    @Option(names = "--model", paramLabel = "NAME", description = "Model name the server serves.")
-    String model;
 
     @Option(names = "--script", paramLabel = "FILE",
             description = {"Scripted policy: a JSON file {\"replies\": [...]} or a text file whose replies are separated by lines '---'. Reply n answers turn n.",
@@ -76,6 +77,7 @@ public final class PolicyOptions {
         }
         if (script != null) return scriptedPolicy(script);
         if (endpoint != null) {
+            String model = weights.model;
             if (model == null || model.isBlank()) {
                 throw new IllegalArgumentException("--endpoint needs --model NAME (the model the server serves)");
             }

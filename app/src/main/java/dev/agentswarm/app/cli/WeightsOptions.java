@@ -14,9 +14,10 @@ import picocli.CommandLine.Option;
  */
 public final class WeightsOptions {
 
-    @Option(names = "--model", paramLabel = "DIR", description = "A Hugging Face model folder (Qwen3, Qwen2.5, Llama-3): config.json,"
-            + " safetensors weights, tokenizer.json and its chat template, e.g. from huggingface-cli download Qwen/Qwen3-0.6B --local-dir DIR.")
-    Path model;
+    @Option(names = "--model", paramLabel = "DIR|NAME", description = {"A Hugging Face model folder (Qwen3, Qwen2.5, Llama-3) for the embedded"
+            + " engine: config.json, safetensors weights, tokenizer.json and its chat template, e.g. from"
+            + " huggingface-cli download Qwen/Qwen3-0.6B --local-dir DIR.", "With --endpoint: the name of the model the server serves."})
+    String model;
 
     @Option(names = "--template-var", paramLabel = "KEY=VALUE", description = "A chat-template variable for --model, as apply_chat_template's"
             + " keyword arguments (repeatable): e.g. enable_thinking=false. VALUE is JSON when it parses as JSON, else a string.")

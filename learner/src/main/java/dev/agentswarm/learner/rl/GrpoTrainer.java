@@ -39,6 +39,7 @@ public final class GrpoTrainer implements AutoCloseable {
     private final int padId;
     private long version;
     private long steps;
+    private Checkpoints.ModelExport export;
 
     public GrpoTrainer(CausalLm model, NDManager root, GrpoSettings settings, ChatFormat template, long version) {
         this.model = model;
@@ -62,13 +63,18 @@ public final class GrpoTrainer implements AutoCloseable {
         return version;
     }
 
+    /** Checkpoints also write the weights with {@code export} (a Hugging Face model's own layout) into {@code hf/}. */
+    public void exportCheckpointsWith(Checkpoints.ModelExport export) {
+        this.export = export;
+    }
+
     /**
      * Writes {@code checkpoints/step-<n>/} under {@code runDir}: the weights (stamped with the
      * version), AdamW's moments and state.json with the step, the version and {@code dataCursor}.
      */
     public Path checkpoint(Path runDir, long dataCursor) throws IOException {
         ObjectNode state = Json.object().put("step", steps).put("version", version).put("data_cursor", dataCursor);
-        return Checkpoints.save(runDir, steps, version, model, reference, optimizer, state);
+        return Checkpoints.save(runDir, steps, version, model, reference, optimizer, state, export);
     }
 
     /** Where a checkpoint written by {@link #checkpoint} stands: its state.json, checked. */

@@ -30,6 +30,14 @@ public final class Checkpoints {
     public static final String REFERENCE = "reference.safetensors";
     public static final String STATE = "state.json";
     public static final String LATEST = "latest";
+    /** The weights again in Hugging Face's layout, for a model that came from a Hugging Face folder. */
+    public static final String HF = "hf";
+
+    /** Writes a model in another layout into a folder (a checkpoint's {@link #HF}). */
+    @FunctionalInterface
+    public interface ModelExport {
+        void write(CausalLm model, Path folder) throws IOException;
+    }
 
     private Checkpoints() {}
 
@@ -51,6 +59,16 @@ public final class Checkpoints {
      */
     public static Path save(Path runDir, long step, long version, CausalLm model, CausalLm reference, AdamW optimizer,
                             ObjectNode state) throws IOException {
+        return save(runDir, step, version, model, reference, optimizer, state, null);
+    }
+
+    /**
+     * As {@link #save(Path, long, long, CausalLm, CausalLm, AdamW, ObjectNode)}, and with {@code export}
+     * the weights in Hugging Face's layout in {@code hf/} too (what transformers and vLLM load); a run
+     * resumes from model.safetensors, which keeps the training precision.
+     */
+    public static Path save(Path runDir, long step, long version, CausalLm model, CausalLm reference, AdamW optimizer,
+                            ObjectNode state, ModelExport export) throws IOException {
         Path folder = folder(runDir);
         Files.createDirectories(folder);
         String name = "step-" + step;
@@ -60,6 +78,7 @@ public final class Checkpoints {
             ModelWeights.save(model, version, partial.resolve(MODEL));
             if (reference != null) ModelWeights.save(reference, 0, partial.resolve(REFERENCE));
             optimizer.save(partial.resolve(OPTIMIZER));
+            if (export != null) export.write(model, partial.resolve(HF));
             Files.writeString(partial.resolve(STATE), state.toPrettyString(), StandardCharsets.UTF_8);
             if (Files.exists(target)) deleteTree(target); // a re-run of the same step replaces it
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);

@@ -8,6 +8,7 @@ import dev.agentswarm.policy.chat.HfChatFormat;
 import dev.agentswarm.policy.chat.JinjaChatTemplate;
 import dev.agentswarm.policy.hf.HfCheckpoint;
 import dev.agentswarm.policy.hf.HfModelConfig;
+import dev.agentswarm.policy.hf.HfSaver;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
 import dev.agentswarm.policy.model.ModelConfig;
@@ -183,6 +184,21 @@ public final class EmbeddedModel implements AutoCloseable {
     /** Its config.json (context as served), or null for the project's own models. */
     public HfModelConfig hfConfig() {
         return hfConfig;
+    }
+
+    /**
+     * Writes {@code weights} (this model's shape, e.g. the learner's trained copy) in the Hugging Face
+     * layout of the folder this model came from: its config, safetensors in its published dtype, its
+     * tokenizer and template files. Only for models loaded from a folder.
+     */
+    public void saveHf(CausalLm weights, Path folder) throws IOException {
+        if (modelDir == null) throw new IllegalStateException("not a Hugging Face model: nothing to save its layout from");
+        HfSaver.save(weights, hfConfig, modelDir, folder, savedDtype(), HfSaver.DEFAULT_SHARD_BYTES);
+    }
+
+    private String savedDtype() {
+        String dtype = hfConfig.dtype();
+        return dtype.equals("bfloat16") || dtype.equals("float16") ? dtype : "float32";
     }
 
     /** The policy version of the weights loaded at start (0 for fresh weights). */

@@ -1,0 +1,112 @@
+package dev.agentswarm.app;
+
+import static dev.agentswarm.app.CliTest.swarm;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import ai.djl.ndarray.NDManager;
+import ai.djl.ndarray.types.Shape;
+import ai.djl.training.ParameterStore;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentswarm.policy.hf.HfCheckpoint;
+import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.InferenceThreads;
+import dev.agentswarm.policy.model.ModelWeights;
+import dev.agentswarm.testkit.TinyHfModel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The commands that take a Hugging Face folder with --model: generate, logprobs and dpo. */
+class HfModelCliTest {
+
+    @Test
+    void generatedTokensCarryTheLogProbsTheModelGivesThem(@TempDir Path dir) throws Exception {
+        Path model = TinyHfModel.write(dir.resolve("tiny-qwen3"), 5);
+        // Sampled at temperature 1 with nothing cut: the sampler's log-probs are the model's, from the cached decode path.
+        CliTest.Result g = swarm("generate", "--model", model.toString(), "--prompt", "what is 2 + 2 ?", "--chat", "--new", "6",
+                "--temperature", "1", "--seed", "3", "--json");
+        assertEquals(0, g.exit(), g.err());
+        JsonNode out = g.json();
+        int[] prompt = ints(out.get("prompt_ids"));
+        int[] ids = ints(out.get("ids"));
+        assertTrue(ids.length >= 1 && ids.length <= 6, out.toString());
+        assertEquals(1, prompt[0], "the chat template's <|im_start|> opens the prompt");
+        // Scoring prompt + generated in one full pass gives each generated token the log-prob the decoder sampled it with.
+        int[] all = new int[prompt.length + ids.length];
+        System.arraycopy(prompt, 0, all, 0, prompt.length);
+        System.arraycopy(ids, 0, all, prompt.length, ids.length);
+        CliTest.Result s = swarm("logprobs", "--model", model.toString(), "--ids", join(all), "--json");
+        assertEquals(0, s.exit(), s.err());
+        JsonNode scored = s.json().get("logprobs");
+        assertTrue(scored.get(0).isNull(), "the first token has no prefix");
+        for (int i = 0; i < ids.length; i++) {
+            assertEquals(out.get("sampling_logprobs").get(i).asDouble(), scored.get(prompt.length + i).asDouble(), 1e-4, "token " + i);
+            assertEquals(out.get("logprobs").get(i).asDouble(), scored.get(prompt.length + i).asDouble(), 1e-6, "token " + i);
+        }
+    }
+
+    @Test
+    void badInputIsRefusedByName(@TempDir Path dir) throws Exception {
+        Path model = TinyHfModel.write(dir.resolve("tiny"), 1);
+        CliTest.Result outside = swarm("logprobs", "--model", model.toString(), "--ids", "1,2,640");
+        assertEquals(2, outside.exit());
+        assertTrue(outside.err().contains("token id 640 outside the vocabulary 0.." + (TinyHfModel.VOCAB - 1)), outside.err());
+        CliTest.Result both = swarm("generate", "--model", model.toString(), "--ids", "1", "--prompt", "hello");
+        assertTrue(both.err().contains("exactly one of --ids and --prompt"), both.err());
+        CliTest.Result notAModel = swarm("generate", "--model", dir.resolve("nothing").toString(), "--ids", "1");
+        assertTrue(notAModel.err().contains("no folder at"), notAModel.err());
+    }
+
+    @Test
+    void dpoOnAFolderWritesItsWeightsBackInHuggingFaceLayout(@TempDir Path dir) throws Exception {
+        Path model = TinyHfModel.write(dir.resolve("tiny-qwen3"), 7);
+        Path pairs = dir.resolve("pairs.jsonl");
+        Files.write(pairs, List.of(
+                "{\"prompt\": \"what is 2 + 2 ?\", \"chosen\": \"4\", \"rejected\": \"no\"}",
+                "{\"prompt\": \"what is 4 + 4 ?\", \"chosen\": \"8\", \"rejected\": \"yes\"}"));
+        Path conf = dir.resolve("dpo.conf");
+        Files.writeString(conf, "agentswarm.learner.dpo { steps = 2, pairs-per-step = 2, pairs-per-pass = 2, learning-rate = 1e-2 }");
+        Path run = dir.resolve("run");
+        CliTest.Result r = swarm("dpo", "--model", model.toString(), "--pairs", pairs.toString(), "--config", conf.toString(),
+                "--run-dir", run.toString(), "--json");
+        assertEquals(0, r.exit(), r.err());
+        Path hf = run.resolve("hf");
+        for (String f : List.of("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")) {
+            assertTrue(Files.isRegularFile(hf.resolve(f)), f);
+        }
+        // The Hugging Face copy is the trained weights rounded to BF16: it scores as they do, to BF16's precision.
+        InferenceThreads.noGradHere();
+        try (NDManager m = NDManager.newBaseManager()) {
+            CausalLm trained = HfCheckpoint.load(model, m, 64).model();
+            ModelWeights.load(trained, run.resolve("model.safetensors"));
+            CausalLm exported = HfCheckpoint.load(hf, m, 64).model();
+            CausalLm start = HfCheckpoint.load(model, m, 64).model();
+            long[] ids = {1, 4, 8, 9, 19, 12, 16, 2};
+            ParameterStore ps = new ParameterStore(m, false);
+            float[] a = trained.tokenLogProbs(ps, m.create(ids, new Shape(1, ids.length)), false).toFloatArray();
+            float[] b = exported.tokenLogProbs(ps, m.create(ids, new Shape(1, ids.length)), false).toFloatArray();
+            float[] c = start.tokenLogProbs(ps, m.create(ids, new Shape(1, ids.length)), false).toFloatArray();
+            double moved = 0;
+            for (int i = 0; i < a.length; i++) {
+                assertEquals(a[i], b[i], 2e-2, "position " + i);
+                moved = Math.max(moved, Math.abs(a[i] - c[i]));
+            }
+            assertTrue(moved > 1e-3, "DPO moved the model: " + moved);
+        }
+    }
+
+    private static int[] ints(JsonNode array) {
+        int[] out = new int[array.size()];
+        for (int i = 0; i < out.length; i++) out[i] = array.get(i).asInt();
+        return out;
+    }
+
+    private static String join(int[] ids) {
+        StringBuilder sb = new StringBuilder();
+        for (int id : ids) sb.append(sb.length() == 0 ? "" : ",").append(id);
+        return sb.toString();
+    }
+}
