@@ -125,7 +125,11 @@ public final class EmbeddedModel implements AutoCloseable {
                 throw new IllegalArgumentException(dir + ": the tokenizer has " + tokenizer.vocabSize()
                         + " ids, more than the model's vocab_size " + config.model().vocab());
             }
-            ChatFormat format = new HfChatFormat(JinjaChatTemplate.load(dir), tokenizer, variables);
+            // Rollout and training render the same prompts only if the template sees the same date on
+            // every node and day (Llama-3's reads strftime_now otherwise): the template's own fallback date.
+            Map<String, Object> vars = new LinkedHashMap<>(variables);
+            vars.putIfAbsent("date_string", PINNED_DATE);
+            ChatFormat format = new HfChatFormat(JinjaChatTemplate.load(dir), tokenizer, vars);
             CausalLm model = HfCheckpoint.load(dir, manager, served).model();
             long version = weights == null ? 0 : ModelWeights.load(model, weights);
             return new EmbeddedModel(manager, model, format, version, dir, config.withContext(served), tokenizer);
@@ -137,6 +141,9 @@ public final class EmbeddedModel implements AutoCloseable {
             throw e;
         }
     }
+
+    /** The date chat templates see unless template-variables sets date_string: Llama-3's own fallback. */
+    public static final String PINNED_DATE = "26 Jul 2024";
 
     /** Served context of a Hugging Face model when none is configured: rotary tables and caches are sized by it. */
     public static final int DEFAULT_CONTEXT = 8192;
