@@ -98,6 +98,33 @@ class HfModelCliTest {
         }
     }
 
+    @Test
+    void sftOnAFolderLearnsItsConversationsAndCheckpointsInBothLayouts(@TempDir Path dir) throws Exception {
+        Path model = TinyHfModel.write(dir.resolve("tiny-qwen3"), 9);
+        Path data = dir.resolve("data.jsonl");
+        List<String> lines = new java.util.ArrayList<>();
+        String[][] facts = {{"2 + 2", "4"}, {"4 + 4", "8"}, {"2 * 4", "8"}, {"4 + 6", "10"}, {"2 + 6", "8"}, {"6 + 4", "10"}};
+        for (String[] f : facts) {
+            lines.add("{\"messages\": [{\"role\": \"user\", \"content\": \"what is " + f[0] + " ?\"}, "
+                    + "{\"role\": \"assistant\", \"content\": \"the answer is " + f[1] + "\"}]}");
+        }
+        Files.write(data, lines);
+        Path run = dir.resolve("run");
+        Path conf = dir.resolve("sft.conf");
+        Files.writeString(conf, "agentswarm.sft { data = \"" + data + "\", seq-len = 64, micro-batch = 6, max-steps = 30, lr = 1e-2,"
+                + " warmup-steps = 2, checkpoint-every = 30, run-dir = \"" + run + "\" }");
+        CliTest.Result r = swarm("sft", "--config", conf.toString(), "--model", model.toString(), "--json");
+        assertEquals(0, r.exit(), r.err());
+        List<String> metrics = Files.readAllLines(run.resolve("metrics.jsonl"));
+        double first = dev.agentswarm.core.json.Json.parse(metrics.get(0)).get("loss").asDouble();
+        double last = r.json().get("final_loss").asDouble();
+        assertTrue(last < first / 3, "the loss falls: " + first + " → " + last);
+        Path checkpoint = run.resolve("checkpoints/step-30");
+        assertTrue(Files.isRegularFile(checkpoint.resolve("model.safetensors")), "the engine's own layout, to resume from");
+        assertTrue(Files.isRegularFile(checkpoint.resolve("hf/model.safetensors")) && Files.isRegularFile(checkpoint.resolve("hf/tokenizer.json")),
+                "and the model's own, for transformers and vLLM");
+    }
+
     private static int[] ints(JsonNode array) {
         int[] out = new int[array.size()];
         for (int i = 0; i < out.length; i++) out[i] = array.get(i).asInt();

@@ -39,6 +39,13 @@ public final class SftCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Seed for --make-sample (default ${DEFAULT-VALUE}).")
     long seed;
 
+    @Option(names = "--model", paramLabel = "DIR", description = "Fine-tune a Hugging Face model folder (Qwen3, Qwen2.5, Llama-3) with its own"
+            + " tokenizer and chat template (agentswarm.sft.model-dir).")
+    Path model;
+
+    @Option(names = "--template-var", paramLabel = "KEY=VALUE", description = "A chat-template variable for --model (repeatable), e.g. enable_thinking=false.")
+    java.util.Map<String, String> templateVariables = new java.util.LinkedHashMap<>();
+
     @Mixin
     JsonOption json;
 
@@ -54,6 +61,13 @@ public final class SftCommand implements Callable<Integer> {
         if (config == null && resume == null) throw new IllegalArgumentException("give --config FILE, or --resume RUN_DIR");
         SftConfig cfg = config != null ? SftConfig.load(config) : SftTrainer.configOf(resume);
         if (resume != null) cfg = cfg.withRunDir(resume);
+        if (model != null) {
+            java.util.Map<String, Object> vars = new java.util.LinkedHashMap<>();
+            templateVariables.forEach((k, v) -> vars.put(k, WeightsOptions.value(v)));
+            cfg = cfg.withModelDir(model, vars);
+        } else if (!templateVariables.isEmpty()) {
+            throw new IllegalArgumentException("--template-var applies to a --model folder's chat template");
+        }
         if (maxSteps != null) {
             if (maxSteps < 1) throw new IllegalArgumentException("--max-steps must be ≥ 1, got " + maxSteps);
             cfg = cfg.withMaxSteps(maxSteps);

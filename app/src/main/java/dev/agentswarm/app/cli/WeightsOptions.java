@@ -47,7 +47,7 @@ public final class WeightsOptions {
     }
 
     /** true/false/numbers/JSON as such; anything else as the string it is. */
-    private static Object value(String text) {
+    static Object value(String text) {
         try {
             return Json.MAPPER.convertValue(Json.MAPPER.readTree(text), Object.class);
         } catch (Exception e) {

@@ -47,9 +47,15 @@ public final class Checkpoints {
 
     public static Path save(Path runDir, CausalLm model, AdamW optimizer, TrainerState state, JsonNode config)
             throws IOException {
+        return save(runDir, model, optimizer, state, config, null);
+    }
+
+    /** An SFT checkpoint, with the weights also in another layout when {@code export} is given. */
+    public static Path save(Path runDir, CausalLm model, AdamW optimizer, TrainerState state, JsonNode config,
+                            ModelExport export) throws IOException {
         ObjectNode json = state.toJson();
         json.set("config", config);
-        return save(runDir, state.step(), state.step(), model, null, optimizer, json);
+        return save(runDir, state.step(), state.step(), model, null, optimizer, json, export);
     }
 
     /**

@@ -55,7 +55,7 @@ public record SftConfig(Path data, Path evalData, Path tokenizer, ModelConfig mo
             }
             int seqLen = c.getInt("seq-len");
             if (seqLen < 2) throw bad("seq-len", "must be ≥ 2, got " + seqLen);
-            if (seqLen > model.context()) {
+            if (seqLen > model.context() && optionalPath(c, "model-dir") == null) {
                 throw bad("seq-len", "(" + seqLen + ") exceeds the model's context (" + model.context()
                         + "); lower it or set " + PATH + ".model.context");
             }
@@ -92,6 +92,20 @@ public record SftConfig(Path data, Path evalData, Path tokenizer, ModelConfig mo
         }
     }
 
+    /**
+     * A Hugging Face model folder to fine-tune ({@code agentswarm.sft.model-dir}): its weights,
+     * tokenizer and chat template replace {@code model}, {@code tokenizer} and fresh weights; null
+     * for the project's own models.
+     */
+    public Path modelDir() {
+        return optionalPath(source, "model-dir");
+    }
+
+    /** Variables for the model folder's chat template ({@code agentswarm.sft.template-variables}). */
+    public java.util.Map<String, Object> templateVariables() {
+        return source.hasPath("template-variables") ? source.getConfig("template-variables").root().unwrapped() : java.util.Map.of();
+    }
+
     public AdamW.Settings adamW() {
         return new AdamW.Settings(beta1, beta2, eps, weightDecay);
     }
@@ -109,6 +123,13 @@ public record SftConfig(Path data, Path evalData, Path tokenizer, ModelConfig mo
 
     public SftConfig withMaxSteps(int steps) {
         return fromConfig(source.withValue("max-steps", ConfigValueFactory.fromAnyRef(steps)).atPath(PATH));
+    }
+
+    /** The same run on a Hugging Face folder, with extra variables for its chat template. */
+    public SftConfig withModelDir(Path dir, java.util.Map<String, Object> variables) {
+        Config c = source.withValue("model-dir", ConfigValueFactory.fromAnyRef(dir.toString()));
+        for (var e : variables.entrySet()) c = c.withValue("template-variables." + e.getKey(), ConfigValueFactory.fromAnyRef(e.getValue()));
+        return fromConfig(c.atPath(PATH));
     }
 
     public SftConfig withRunDir(Path dir) {

@@ -12,7 +12,18 @@ import dev.agentswarm.learner.data.DataCursor;
 import dev.agentswarm.learner.data.MicroBatch;
 import dev.agentswarm.learner.optim.AdamW;
 import dev.agentswarm.learner.optim.LrSchedule;
+import dev.agentswarm.learner.TrainingMemory;
+import dev.agentswarm.policy.chat.ChatFormat;
 import dev.agentswarm.policy.chat.ChatTemplate;
+import dev.agentswarm.policy.chat.HfChatFormat;
+import dev.agentswarm.policy.chat.JinjaChatTemplate;
+import dev.agentswarm.policy.embedded.EmbeddedModel;
+import dev.agentswarm.policy.hf.HfCheckpoint;
+import dev.agentswarm.policy.hf.HfSaver;
+import dev.agentswarm.policy.tokenizer.HfTokenizer;
+import dev.agentswarm.policy.tokenizer.TextTokenizer;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.ModelWeights;
 import dev.agentswarm.policy.tokenizer.BpeTokenizer;
@@ -67,7 +78,9 @@ public final class SftTrainer implements AutoCloseable {
 
     private final SftConfig config;
     private final JsonNode configJson;
-    private final BpeTokenizer tokenizer;
+    private final TextTokenizer tokenizer;
+    /** The Hugging Face folder fine-tuned, or null for the project's own model. */
+    private final HfCheckpoint.Loaded hf;
     private final ConversationDataset train;
     private final ConversationDataset eval;
     private final NDManager root;
@@ -95,12 +108,23 @@ public final class SftTrainer implements AutoCloseable {
         }
         Files.createDirectories(runDir);
         ConversationDataset.ParsedFile parsed = ConversationDataset.read(config.data(), config.maxBadFraction());
-        this.tokenizer = tokenizer(config, parsed, log);
-        if (tokenizer.vocabSize() > config.model().vocab()) {
-            throw new IllegalArgumentException(SftConfig.PATH + ".model.vocab (" + config.model().vocab()
-                    + ") is smaller than the tokenizer's " + tokenizer.vocabSize() + " ids; set it to at least that");
+        Path modelDir = config.modelDir();
+        ChatFormat template;
+        if (modelDir != null) {
+            HfTokenizer hfTokenizer = HfTokenizer.load(modelDir);
+            this.tokenizer = hfTokenizer;
+            Map<String, Object> variables = new LinkedHashMap<>(config.templateVariables());
+            variables.putIfAbsent("date_string", EmbeddedModel.PINNED_DATE);
+            template = new HfChatFormat(JinjaChatTemplate.load(modelDir), hfTokenizer, variables);
+        } else {
+            BpeTokenizer own = tokenizer(config, parsed, log);
+            if (own.vocabSize() > config.model().vocab()) {
+                throw new IllegalArgumentException(SftConfig.PATH + ".model.vocab (" + config.model().vocab()
+                        + ") is smaller than the tokenizer's " + own.vocabSize() + " ids; set it to at least that");
+            }
+            this.tokenizer = own;
+            template = new ChatTemplate(own);
         }
-        ChatTemplate template = new ChatTemplate(tokenizer);
         this.train = ConversationDataset.render(parsed, template, config.seqLen());
         report(log, "training data", config.data(), train);
         if (config.evalData() != null) {
@@ -117,7 +141,17 @@ public final class SftTrainer implements AutoCloseable {
 
         this.root = NDManager.newBaseManager();
         try {
-            this.model = CausalLm.create(config.model(), root, config.seed());
+            if (modelDir != null) {
+                this.hf = HfCheckpoint.load(modelDir, root, config.seqLen());
+                this.model = hf.model();
+                log.accept("fine-tuning " + modelDir + " (" + hf.config().architecture() + ", "
+                        + String.format("%.2fB parameters", model.config().parameters() / 1e9) + ")");
+            } else {
+                this.hf = null;
+                this.model = CausalLm.create(config.model(), root, config.seed());
+            }
+            TrainingMemory.estimate(model.config(), config.microBatch(), config.seqLen(), false, model.config().parameters())
+                    .requireFits("SFT full fine-tuning of " + model.config().name());
             this.optimizer = new AdamW(model.namedParameters(), config.adamW(), root);
             this.stepper = new SftStep(model, optimizer, root);
             if (latest.isPresent()) {
@@ -244,7 +278,11 @@ public final class SftTrainer implements AutoCloseable {
     }
 
     public Path checkpoint(Listener listener) throws IOException {
-        Path dir = Checkpoints.save(config.runDir(), model, optimizer, state, configJson);
+        // A Hugging Face model's checkpoints carry its own layout too (hf/), in its published dtype.
+        Checkpoints.ModelExport export = hf == null ? null : (m, folder) -> HfSaver.save(m, hf.config(), config.modelDir(), folder,
+                hf.config().dtype().equals("bfloat16") || hf.config().dtype().equals("float16") ? hf.config().dtype() : "float32",
+                HfSaver.DEFAULT_SHARD_BYTES);
+        Path dir = Checkpoints.save(config.runDir(), model, optimizer, state, configJson, export);
         listener.onCheckpoint(state.step(), dir);
         return dir;
     }
@@ -261,7 +299,7 @@ public final class SftTrainer implements AutoCloseable {
         return model;
     }
 
-    public BpeTokenizer tokenizer() {
+    public TextTokenizer tokenizer() {
         return tokenizer;
     }
 
@@ -280,6 +318,7 @@ public final class SftTrainer implements AutoCloseable {
         } finally {
             optimizer.close();
             root.close();
+            if (tokenizer instanceof HfTokenizer t) t.close();
         }
     }
 
