@@ -280,8 +280,7 @@ public final class SftTrainer implements AutoCloseable {
     public Path checkpoint(Listener listener) throws IOException {
         // A Hugging Face model's checkpoints carry its own layout too (hf/), in its published dtype.
         Checkpoints.ModelExport export = hf == null ? null : (m, folder) -> HfSaver.save(m, hf.config(), config.modelDir(), folder,
-                hf.config().dtype().equals("bfloat16") || hf.config().dtype().equals("float16") ? hf.config().dtype() : "float32",
-                HfSaver.DEFAULT_SHARD_BYTES);
+                hf.config().savedDtype(), HfSaver.DEFAULT_SHARD_BYTES);
         Path dir = Checkpoints.save(config.runDir(), model, optimizer, state, configJson, export);
         listener.onCheckpoint(state.step(), dir);
         return dir;

@@ -200,12 +200,7 @@ public final class EmbeddedModel implements AutoCloseable {
      */
     public void saveHf(CausalLm weights, Path folder) throws IOException {
         if (modelDir == null) throw new IllegalStateException("not a Hugging Face model: nothing to save its layout from");
-        HfSaver.save(weights, hfConfig, modelDir, folder, savedDtype(), HfSaver.DEFAULT_SHARD_BYTES);
-    }
-
-    private String savedDtype() {
-        String dtype = hfConfig.dtype();
-        return dtype.equals("bfloat16") || dtype.equals("float16") ? dtype : "float32";
+        HfSaver.save(weights, hfConfig, modelDir, folder, hfConfig.savedDtype(), HfSaver.DEFAULT_SHARD_BYTES);
     }
 
     /** The policy version of the weights loaded at start (0 for fresh weights). */

@@ -75,6 +75,11 @@ public record HfModelConfig(String architecture, ModelConfig model, int maxPosit
         }
     }
 
+    /** The dtype to save trained weights in: the published one when it is a half type, else float32. */
+    public String savedDtype() {
+        return dtype.equals("bfloat16") || dtype.equals("float16") ? dtype : "float32";
+    }
+
     /** The same config served with another context (rotary tables and caches are sized by it). */
     public HfModelConfig withContext(int context) {
         if (context < 1 || context > maxPositions) {
