@@ -42,6 +42,10 @@ class HfTokenizerTest {
         Files.writeString(dir.resolve("tokenizer.json"), "{}");
         IOException noConfig = assertThrows(IOException.class, () -> HfTokenizer.load(dir));
         assertTrue(noConfig.getMessage().contains("tokenizer_config.json"), noConfig.getMessage());
+        Files.writeString(dir.resolve("tokenizer_config.json"), "{\"eos_token\": \"</s>\"}");
+        Files.writeString(dir.resolve("tokenizer.json"), "{\"model\": 42}");
+        IOException malformed = assertThrows(IOException.class, () -> HfTokenizer.load(dir));
+        assertTrue(malformed.getMessage().contains("tokenizer.json"), malformed.getMessage());
     }
 
     @Test
