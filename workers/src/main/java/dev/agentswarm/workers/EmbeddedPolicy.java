@@ -39,6 +39,9 @@ public final class EmbeddedPolicy implements Policy {
     private final int[] stopIds;
     private final AtomicLong requestIds = new AtomicLong();
     private final ActorRef<WeightsProtocol.FetcherCommand> weights;
+    /** Episodes whose next prompt extends their last one; this many are remembered. */
+    private static final int EPISODES_REMEMBERED = 4096;
+    private final EpisodeContexts contexts;
 
     public EmbeddedPolicy(ActorRef<PolicyServer.Command> server, ChatFormat template, Scheduler scheduler,
                           Duration timeout, String description) {
@@ -55,6 +58,7 @@ public final class EmbeddedPolicy implements Policy {
         this.timeout = timeout;
         this.description = description;
         this.stopIds = template.stopTokenIds();
+        this.contexts = new EpisodeContexts(template, EPISODES_REMEMBERED);
     }
 
     @Override
@@ -63,7 +67,7 @@ public final class EmbeddedPolicy implements Policy {
         CompletableFuture<Completion> result = new CompletableFuture<>();
         int[] prompt;
         try {
-            prompt = template.prompt(request.messages(), request.tools());
+            prompt = contexts.prompt(request);
         } catch (RuntimeException e) {
             result.completeExceptionally(new PolicyException("cannot render the conversation: " + e.getMessage(), false, e));
             return result;
@@ -77,7 +81,8 @@ public final class EmbeddedPolicy implements Policy {
                         result.completeExceptionally(new PolicyException(timedOut
                                 ? "the embedded model did not answer within " + timeout : "policy server: " + error, true, error));
                     } else if (reply instanceof PolicyServer.Generated g) {
-                        result.complete(completionOf(g.generation()));
+                        contexts.answered(request, prompt, g.generation().tokens());
+                        result.complete(completionOf(g.generation(), prompt));
                     } else if (reply instanceof PolicyServer.Rejected r) {
                         result.completeExceptionally(new PolicyException(r.reason(), r.reason().contains("queue full")));
                     }
@@ -115,9 +120,9 @@ public final class EmbeddedPolicy implements Policy {
         return weights;
     }
 
-    static Completion completionOf(Generation g) {
+    static Completion completionOf(Generation g, int[] prompt) {
         return new Completion(g.text(), List.of(), g.tokens(), g.logprobs(), g.finishReason(), g.firstVersion(),
-                g.promptTokens(), g.tokens().length, g.lastVersion());
+                g.promptTokens(), g.tokens().length, g.lastVersion(), prompt);
     }
 
     @Override

@@ -5,6 +5,7 @@ import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.format.ParsedCompletion;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.Completion;
+import dev.agentswarm.core.protocol.PromptIds;
 import dev.agentswarm.core.protocol.CompletionRequest;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.EpisodeStats;
@@ -93,6 +94,9 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private int completionTokens;
     private long turnStartNanos;
     private List<Message> compressedContext;
+    /** The last assistant turn's prompt and completion ids, when the policy said its prompt ids. */
+    private int[] lastPrompt;
+    private int[] lastCompletion;
     private List<CompletableFuture<ToolResult>> pendingTools = List.of();
     private final Cancellable deadline;
     private final long deadlineAtNanos;
@@ -237,7 +241,15 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         ParsedCompletion parsed = setup.format.parse(c, setup.toolSpecs);
         List<ToolCall> calls = parsed.toolCalls();
         String finishAnswer = finishAnswer(calls);
-        turns.add(Turn.assistant(turns.size(), c, calls, parsed.errors(), compressedContext, timing));
+        Turn turn = Turn.assistant(turns.size(), c, calls, parsed.errors(), compressedContext, timing);
+        if (c.promptIds().length > 0) {
+            turn = turn.withPrompt(PromptIds.store(c.promptIds(), lastPrompt, lastCompletion));
+            lastPrompt = c.promptIds();
+            lastCompletion = c.tokenIds();
+        } else {
+            lastPrompt = null;
+        }
+        turns.add(turn);
         append(setup.format.assistantMessage(c, parsed));
         reportProgress(calls, finishAnswer, parsed);
 

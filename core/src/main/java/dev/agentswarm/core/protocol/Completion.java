@@ -11,10 +11,12 @@ import java.util.Objects;
  * not return them), why it stopped, the policy versions that produced it and token counts.
  * {@code policyVersion} is the version of the first token (the oldest: what staleness is judged
  * by); {@code lastPolicyVersion} that of the last, newer when weights were swapped mid-generation.
+ * {@code promptIds} are the ids the policy conditioned on, when it knows them (the embedded model;
+ * empty for servers that do not say), so a learner trains on the prompt exactly as it was.
  */
 public record Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, float[] logprobs,
                          FinishReason finishReason, long policyVersion, int promptTokens, int completionTokens,
-                         long lastPolicyVersion)
+                         long lastPolicyVersion, int[] promptIds)
         implements CborSerializable {
 
     private static final int[] NO_IDS = new int[0];
@@ -27,6 +29,13 @@ public record Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, 
         logprobs = logprobs == null ? NO_LOGPROBS : logprobs;
         finishReason = finishReason == null ? FinishReason.STOP : finishReason;
         if (lastPolicyVersion < policyVersion) lastPolicyVersion = policyVersion;
+        promptIds = promptIds == null ? NO_IDS : promptIds;
+    }
+
+    /** A completion whose prompt ids are not known. */
+    public Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, float[] logprobs, FinishReason finishReason,
+                      long policyVersion, int promptTokens, int completionTokens, long lastPolicyVersion) {
+        this(text, toolCalls, tokenIds, logprobs, finishReason, policyVersion, promptTokens, completionTokens, lastPolicyVersion, null);
     }
 
     /** A completion produced by one policy version throughout. */
@@ -47,7 +56,8 @@ public record Completion(String text, List<ToolCall> toolCalls, int[] tokenIds, 
                 && Arrays.equals(tokenIds, c.tokenIds) && Arrays.equals(logprobs, c.logprobs)
                 && finishReason == c.finishReason && policyVersion == c.policyVersion
                 && lastPolicyVersion == c.lastPolicyVersion
-                && promptTokens == c.promptTokens && completionTokens == c.completionTokens;
+                && promptTokens == c.promptTokens && completionTokens == c.completionTokens
+                && Arrays.equals(promptIds, c.promptIds);
     }
 
     @Override

@@ -48,6 +48,11 @@ public final class HfChatFormat implements ChatFormat {
         return tokenizer;
     }
 
+    /** Token-exact next prompts for episodes using these tools: previous ids + generated ids + the new messages' ids. */
+    public EpisodePrompts episodePrompts(List<ToolSpec> tools) {
+        return new EpisodePrompts(tokenizer, template, tools, variables);
+    }
+
     /** The template variables every rendering gets. */
     public Map<String, Object> variables() {
         return variables;
