@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.learner.optim.AdamW;
+import dev.agentswarm.policy.hf.PeftAdapter;
 import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.LoraAdapter;
 import dev.agentswarm.policy.model.ModelWeights;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,6 +30,8 @@ public final class Checkpoints {
     public static final String OPTIMIZER = "optimizer.safetensors";
     /** GRPO with β > 0: the frozen reference policy its KL term is taken against. */
     public static final String REFERENCE = "reference.safetensors";
+    /** A LoRA run: the adapter in PEFT's layout (adapter_config.json, adapter_model.safetensors). */
+    public static final String ADAPTER = "adapter";
     public static final String STATE = "state.json";
     public static final String LATEST = "latest";
 
@@ -41,7 +45,7 @@ public final class Checkpoints {
             throws IOException {
         ObjectNode json = state.toJson();
         json.set("config", config);
-        return save(runDir, state.step(), state.step(), model, null, optimizer, json);
+        return save(runDir, state.step(), state.step(), model, null, model.adapter(), optimizer, json);
     }
 
     /**
@@ -51,6 +55,15 @@ public final class Checkpoints {
      */
     public static Path save(Path runDir, long step, long version, CausalLm model, CausalLm reference, AdamW optimizer,
                             ObjectNode state) throws IOException {
+        return save(runDir, step, version, model, reference, null, optimizer, state);
+    }
+
+    /**
+     * As above, with the LoRA {@code adapter} (null for none) written to {@code adapter/}; the model
+     * file then holds the base weights, unmerged.
+     */
+    public static Path save(Path runDir, long step, long version, CausalLm model, CausalLm reference, LoraAdapter adapter,
+                            AdamW optimizer, ObjectNode state) throws IOException {
         Path folder = folder(runDir);
         Files.createDirectories(folder);
         String name = "step-" + step;
@@ -59,6 +72,7 @@ public final class Checkpoints {
         try {
             ModelWeights.save(model, version, partial.resolve(MODEL));
             if (reference != null) ModelWeights.save(reference, 0, partial.resolve(REFERENCE));
+            if (adapter != null) PeftAdapter.save(adapter, partial.resolve(ADAPTER), null);
             optimizer.save(partial.resolve(OPTIMIZER));
             Files.writeString(partial.resolve(STATE), state.toPrettyString(), StandardCharsets.UTF_8);
             if (Files.exists(target)) deleteTree(target); // a re-run of the same step replaces it
