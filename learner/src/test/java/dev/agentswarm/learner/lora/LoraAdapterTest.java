@@ -156,6 +156,9 @@ class LoraAdapterTest {
 
     @Test
     void settingsComeFromTheLearnersConfigurationWithChecks() {
+        assertTrue(LoraSettings.fromConfig(ConfigFactory.load()).isEmpty(), "reference.conf: off by default");
+        var defaults = ConfigFactory.parseString("agentswarm.learner.lora.enabled = true").withFallback(ConfigFactory.load());
+        assertEquals(LoraSettings.allLinear(16, 32, 0.05), LoraSettings.fromConfig(defaults).orElseThrow());
         var base = ConfigFactory.parseString("agentswarm.learner.lora { enabled = true, rank = 8, alpha = 16, dropout = 0.05,"
                 + " targets = [q_proj, v_proj] }");
         LoraSettings s = LoraSettings.fromConfig(base).orElseThrow();
