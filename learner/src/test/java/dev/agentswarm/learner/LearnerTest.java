@@ -72,7 +72,7 @@ class LearnerTest {
                 StopReason.FINAL_ANSWER, null, null, new RewardBreakdown(Map.of(), reward));
     }
 
-    private static List<List<Trajectory>> groups(boolean flat, boolean matchingLogprobs) {
+    static List<List<Trajectory>> groups(boolean flat, boolean matchingLogprobs) {
         List<List<Trajectory>> out = new ArrayList<>();
         for (String task : List.of("q1", "q2")) {
             List<Trajectory> g = new ArrayList<>();

@@ -49,7 +49,7 @@ public final class DpoStep {
         this.root = root;
         this.loss = loss;
         this.ps = new ParameterStore(root, false);
-        this.params = model.namedParameters();
+        this.params = model.trainableParameters(); // the adapter alone when one is attached
     }
 
     /** The summed log-probs of each pair's completions under {@code reference} (often the policy before training). */

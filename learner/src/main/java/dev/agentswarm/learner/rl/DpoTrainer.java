@@ -5,6 +5,8 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import dev.agentswarm.learner.optim.AdamW;
 import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.LoraAdapter;
+import dev.agentswarm.policy.model.LoraSettings;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,6 +17,9 @@ import java.util.Random;
  * policy's own before the first update, computed once, so no second model is kept; then
  * {@code steps} AdamW updates, each over {@code pairs-per-step} pairs drawn in shuffled epochs.
  * Single-threaded, like every DJL trainer here.
+ *
+ * <p>With {@link LoraSettings} it attaches a LoRA adapter and trains only that; the reference is the
+ * base, the adapter switched off (as TRL does with a PEFT model), again with no second model.
  */
 public final class DpoTrainer implements AutoCloseable {
 
@@ -58,21 +63,32 @@ public final class DpoTrainer implements AutoCloseable {
     private final DpoStep step;
     private final NDManager root;
     private final CausalLm model;
+    /** The trained LoRA adapter, or null for full fine-tuning. */
+    private final LoraAdapter adapter;
     private final int padId;
 
     public DpoTrainer(CausalLm model, NDManager root, Settings settings, int padId) {
+        this(model, root, settings, padId, null);
+    }
+
+    /** @param lora the adapter to attach and train (A drawn with the run's seed), or null to train every weight */
+    public DpoTrainer(CausalLm model, NDManager root, Settings settings, int padId, LoraSettings lora) {
+        this.adapter = lora == null ? null : LoraAdapter.attach(model, lora, root, settings.seed());
         this.settings = settings;
         this.model = model;
         this.root = root;
         this.padId = padId;
-        this.optimizer = new AdamW(model.namedParameters(), settings.adam(), root);
+        this.optimizer = new AdamW(model.trainableParameters(), settings.adam(), root);
         this.step = new DpoStep(model, optimizer, root, new DpoLoss(settings.beta(), settings.rpoAlpha()));
     }
 
-    /** Trains on {@code pairs} for the configured steps; the model must still be the reference policy. */
+    /**
+     * Trains on {@code pairs} for the configured steps; without an adapter the model must still be
+     * the reference policy, with one the reference is its base.
+     */
     public List<StepResult> train(List<PreferencePair> pairs, Listener listener) {
         if (pairs.isEmpty()) throw new IllegalArgumentException("DPO needs at least one preference pair");
-        List<DpoStep.Reference> refs = DpoStep.referenceLogProbs(model, root, pairs, settings.pairsPerPass(), padId);
+        List<DpoStep.Reference> refs = referenceLogProbs(pairs);
         List<Integer> order = new ArrayList<>();
         for (int i = 0; i < pairs.size(); i++) order.add(i);
         Random rnd = new Random(settings.seed());
@@ -98,6 +114,19 @@ public final class DpoTrainer implements AutoCloseable {
             listener.onStep(r);
         }
         return results;
+    }
+
+    /** The pairs' summed log-probs under the reference: the model, or its base when it has an adapter. */
+    public List<DpoStep.Reference> referenceLogProbs(List<PreferencePair> pairs) {
+        if (adapter == null) return DpoStep.referenceLogProbs(model, root, pairs, settings.pairsPerPass(), padId);
+        try (LoraAdapter.Off base = adapter.disabled()) {
+            return DpoStep.referenceLogProbs(model, root, pairs, settings.pairsPerPass(), padId);
+        }
+    }
+
+    /** The LoRA adapter being trained, or null. */
+    public LoraAdapter adapter() {
+        return adapter;
     }
 
     @Override

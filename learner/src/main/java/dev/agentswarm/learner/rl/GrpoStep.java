@@ -11,6 +11,7 @@ import dev.agentswarm.learner.optim.GradClipping;
 import dev.agentswarm.learner.optim.ModelGradients;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
+import dev.agentswarm.policy.model.LoraAdapter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,16 +40,22 @@ public final class GrpoStep {
     private final ParameterStore ps;
     private final Map<String, Parameter> params;
 
-    /** @param reference the frozen reference policy for the KL term, or null when β is 0 */
+    /**
+     * @param reference the frozen reference policy for the KL term, or null when β is 0; {@code model}
+     *     itself when it carries a LoRA adapter: the reference is then its base, the adapter switched off
+     */
     public GrpoStep(CausalLm model, CausalLm reference, AdamW optimizer, NDManager root, PolicyLoss loss) {
         if (loss.settings().beta() > 0 && reference == null) throw new IllegalArgumentException("beta > 0 needs a reference model");
+        if (reference == model && model.adapter() == null) {
+            throw new IllegalArgumentException("the model is its own reference only through a LoRA adapter (the base is the reference)");
+        }
         this.model = model;
         this.reference = reference;
         this.optimizer = optimizer;
         this.root = root;
         this.loss = loss;
         this.ps = new ParameterStore(root, false);
-        this.params = model.namedParameters();
+        this.params = model.trainableParameters(); // the adapter alone when one is attached
     }
 
     public Outcome run(List<RlMicroBatch> batches, double lr, double maxGradNorm, int iterations, int maxCompletionLength) {
@@ -70,7 +77,7 @@ public final class GrpoStep {
                 NDArray x = b.tokens().idsArray(batch);
                 masks.add(b.tokens().maskArray(batch));
                 olds.add(iterations > 1 ? model.tokenLogProbs(ps, x, false) : null);
-                refs.add(reference != null && loss.settings().beta() > 0 ? reference.tokenLogProbs(ps, x, false) : null);
+                refs.add(reference != null && loss.settings().beta() > 0 ? referenceLogProbs(x) : null);
             }
             Outcome last = null;
             for (int it = 0; it < iterations; it++) {
@@ -105,6 +112,13 @@ public final class GrpoStep {
                 }
             }
             return last;
+        }
+    }
+
+    private NDArray referenceLogProbs(NDArray ids) {
+        if (reference != model) return reference.tokenLogProbs(ps, ids, false);
+        try (LoraAdapter.Off base = model.adapter().disabled()) {
+            return model.tokenLogProbs(ps, ids, false);
         }
     }
 }

@@ -11,7 +11,10 @@ import java.nio.file.Path;
 import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.learner.optim.AdamW;
 import dev.agentswarm.policy.chat.ChatFormat;
+import dev.agentswarm.policy.hf.PeftAdapter;
 import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.LoraAdapter;
+import dev.agentswarm.policy.model.LoraSettings;
 import dev.agentswarm.policy.model.ModelWeights;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,14 +25,24 @@ import java.util.Map;
  * with the next version. Single-threaded (the learner actor's dispatcher has one thread). With
  * {@code beta > 0} it keeps a frozen copy of the policy it started from as the KL reference (TRL's
  * {@code ref_model}); checkpoints carry it, so a resumed run stays anchored to the same start.
+ *
+ * <p>With {@link LoraSettings} it attaches a LoRA adapter and trains only that: the base stays frozen
+ * and is also the KL reference (the adapter switched off, no copy); the published weights are
+ * merged (base + (alpha/r)·B·A), so policy servers need no adapter; checkpoints add the adapter in
+ * PEFT's format beside the (unchanged) base weights.
  */
 public final class GrpoTrainer implements AutoCloseable {
 
     /** One call's outcome: the weights when the policy changed (null when every group was dropped), and the metrics. */
     public record Result(long step, long version, byte[] weights, Map<String, Double> metrics) {}
 
+    /** Draws the adapter's A matrices; a resumed run loads them instead. */
+    static final long ADAPTER_SEED = 0;
+
     private final CausalLm model;
-    /** The starting policy, frozen, when β > 0; null otherwise. */
+    /** The trained LoRA adapter, or null for full fine-tuning. */
+    private final LoraAdapter adapter;
+    /** The starting policy, frozen, when β > 0 (the model itself when it has an adapter); null otherwise. */
     private final CausalLm reference;
     private final NDManager referenceMemory;
     private final GrpoSettings settings;
@@ -42,9 +55,18 @@ public final class GrpoTrainer implements AutoCloseable {
     private Checkpoints.ModelExport export;
 
     public GrpoTrainer(CausalLm model, NDManager root, GrpoSettings settings, ChatFormat template, long version) {
+        this(model, root, settings, template, version, null);
+    }
+
+    /** @param lora the adapter to attach and train, or null to train every weight */
+    public GrpoTrainer(CausalLm model, NDManager root, GrpoSettings settings, ChatFormat template, long version, LoraSettings lora) {
         this.model = model;
         this.settings = settings;
-        if (settings.loss().beta() > 0) {
+        this.adapter = lora == null ? null : LoraAdapter.attach(model, lora, root, ADAPTER_SEED);
+        if (adapter != null) {
+            referenceMemory = null;
+            reference = settings.loss().beta() > 0 ? model : null;
+        } else if (settings.loss().beta() > 0) {
             referenceMemory = root.newSubManager();
             reference = CausalLm.create(model.config(), referenceMemory, 0);
             ModelWeights.copy(model, reference);
@@ -52,7 +74,7 @@ public final class GrpoTrainer implements AutoCloseable {
             referenceMemory = null;
             reference = null;
         }
-        this.optimizer = new AdamW(model.namedParameters(), settings.adam(), root);
+        this.optimizer = new AdamW(model.trainableParameters(), settings.adam(), root);
         this.step = new GrpoStep(model, reference, optimizer, root, new PolicyLoss(settings.loss()));
         this.groups = new RolloutGroups(settings.groups(), new TurnPrompts(template));
         this.padId = template.tokenizer().padId();
@@ -74,7 +96,7 @@ public final class GrpoTrainer implements AutoCloseable {
      */
     public Path checkpoint(Path runDir, long dataCursor) throws IOException {
         ObjectNode state = Json.object().put("step", steps).put("version", version).put("data_cursor", dataCursor);
-        return Checkpoints.save(runDir, steps, version, model, reference, optimizer, state, export);
+        return Checkpoints.save(runDir, steps, version, model, reference == model ? null : reference, adapter, optimizer, state, export);
     }
 
     /** Where a checkpoint written by {@link #checkpoint} stands: its state.json, checked. */
@@ -95,7 +117,13 @@ public final class GrpoTrainer implements AutoCloseable {
      * checkpoint's weights (it was loaded from them).
      */
     public void restore(Path checkpoint, Resume at) throws IOException {
-        if (reference != null) {
+        if (adapter != null) {
+            Path saved = checkpoint.resolve(Checkpoints.ADAPTER);
+            if (!java.nio.file.Files.isDirectory(saved)) {
+                throw new IllegalArgumentException(checkpoint + " has no " + Checkpoints.ADAPTER + "/: it was written without LoRA");
+            }
+            PeftAdapter.loadInto(adapter, saved);
+        } else if (reference != null) {
             Path saved = checkpoint.resolve(Checkpoints.REFERENCE);
             if (!java.nio.file.Files.isRegularFile(saved)) {
                 throw new IllegalArgumentException(checkpoint + " has no " + Checkpoints.REFERENCE + ": it was written with "
@@ -106,6 +134,11 @@ public final class GrpoTrainer implements AutoCloseable {
         optimizer.load(checkpoint.resolve(Checkpoints.OPTIMIZER));
         steps = at.step();
         version = at.version();
+    }
+
+    /** The LoRA adapter being trained, or null. */
+    public LoraAdapter adapter() {
+        return adapter;
     }
 
     public long steps() {
@@ -129,7 +162,7 @@ public final class GrpoTrainer implements AutoCloseable {
         steps++;
         version++;
         long t1 = System.nanoTime();
-        byte[] weights = ModelWeights.export(model, version);
+        byte[] weights = ModelWeights.exportMerged(model, version); // what servers decode with: no adapter there
         m.put("loss", o.loss());
         m.put("grad_norm", o.gradNorm());
         m.put("clip_fraction", o.clipFraction());

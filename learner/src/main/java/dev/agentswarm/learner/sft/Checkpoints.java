@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.learner.optim.AdamW;
+import dev.agentswarm.policy.hf.PeftAdapter;
 import dev.agentswarm.policy.model.CausalLm;
+import dev.agentswarm.policy.model.LoraAdapter;
 import dev.agentswarm.policy.model.ModelWeights;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,6 +30,8 @@ public final class Checkpoints {
     public static final String OPTIMIZER = "optimizer.safetensors";
     /** GRPO with β > 0: the frozen reference policy its KL term is taken against. */
     public static final String REFERENCE = "reference.safetensors";
+    /** A LoRA run: the adapter in PEFT's layout (adapter_config.json, adapter_model.safetensors). */
+    public static final String ADAPTER = "adapter";
     public static final String STATE = "state.json";
     public static final String LATEST = "latest";
     /** The weights again in Hugging Face's layout, for a model that came from a Hugging Face folder. */
@@ -55,7 +59,7 @@ public final class Checkpoints {
                             ModelExport export) throws IOException {
         ObjectNode json = state.toJson();
         json.set("config", config);
-        return save(runDir, state.step(), state.step(), model, null, optimizer, json, export);
+        return save(runDir, state.step(), state.step(), model, null, model.adapter(), optimizer, json, export);
     }
 
     /**
@@ -65,16 +69,18 @@ public final class Checkpoints {
      */
     public static Path save(Path runDir, long step, long version, CausalLm model, CausalLm reference, AdamW optimizer,
                             ObjectNode state) throws IOException {
-        return save(runDir, step, version, model, reference, optimizer, state, null);
+        return save(runDir, step, version, model, reference, null, optimizer, state, null);
     }
 
     /**
-     * As {@link #save(Path, long, long, CausalLm, CausalLm, AdamW, ObjectNode)}, and with {@code export}
-     * the weights in Hugging Face's layout in {@code hf/} too (what transformers and vLLM load); a run
-     * resumes from model.safetensors, which keeps the training precision.
+     * As above, with the LoRA {@code adapter} (null for none) written to {@code adapter/} (the model
+     * file then holds the base weights, unmerged), and with {@code export} the weights in Hugging
+     * Face's layout in {@code hf/} too (what transformers and vLLM load; a LoRA run has no need of it:
+     * its base is the folder it started from, and {@code adapter/} is what PEFT and vLLM load over
+     * it). A run resumes from model.safetensors, which keeps the training precision.
      */
-    public static Path save(Path runDir, long step, long version, CausalLm model, CausalLm reference, AdamW optimizer,
-                            ObjectNode state, ModelExport export) throws IOException {
+    public static Path save(Path runDir, long step, long version, CausalLm model, CausalLm reference, LoraAdapter adapter,
+                            AdamW optimizer, ObjectNode state, ModelExport export) throws IOException {
         Path folder = folder(runDir);
         Files.createDirectories(folder);
         String name = "step-" + step;
@@ -83,8 +89,9 @@ public final class Checkpoints {
         try {
             ModelWeights.save(model, version, partial.resolve(MODEL));
             if (reference != null) ModelWeights.save(reference, 0, partial.resolve(REFERENCE));
+            if (adapter != null) PeftAdapter.save(adapter, partial.resolve(ADAPTER), null);
             optimizer.save(partial.resolve(OPTIMIZER));
-            if (export != null) export.write(model, partial.resolve(HF));
+            if (export != null && adapter == null) export.write(model, partial.resolve(HF));
             Files.writeString(partial.resolve(STATE), state.toPrettyString(), StandardCharsets.UTF_8);
             if (Files.exists(target)) deleteTree(target); // a re-run of the same step replaces it
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);

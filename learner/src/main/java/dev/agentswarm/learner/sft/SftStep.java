@@ -17,7 +17,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One optimizer step of supervised fine-tuning: forward and backward over each micro-batch (the
+ * One optimizer step of supervised fine-tuning (of the whole model, or of its LoRA adapter when
+ * one is attached): forward and backward over each micro-batch (the
  * gradients accumulate in the parameters' .grad), global-norm clipping, AdamW, zeroed gradients.
  *
  * <p>The loss is the token mean over every trained target of the whole accumulated batch:
@@ -44,7 +45,7 @@ public final class SftStep {
         this.optimizer = optimizer;
         this.root = root;
         this.ps = new ParameterStore(root, false);
-        this.params = model.namedParameters();
+        this.params = model.trainableParameters(); // the adapter alone when one is attached
     }
 
     public Outcome run(List<MicroBatch> batches, double lr, double maxGradNorm) {

@@ -230,7 +230,8 @@ public final class BatchGenerator implements AutoCloseable {
             tokens[s] = slots[s].pending;
             positions[s] = slots[s].position;
         }
-        float[][] rows = hybrid != null
+        // A model with a live LoRA adapter decodes in the engine, which applies it; the hybrid path reads base weights.
+        float[][] rows = hybrid != null && !model.adapterActive()
                 ? rows(hybrid.step(tokens, positions), n)
                 : rows(model.decode(ps, step, tokens, positions, cache));
         List<Sequence> finished = new ArrayList<>();

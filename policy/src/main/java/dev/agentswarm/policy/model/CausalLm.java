@@ -48,6 +48,8 @@ public final class CausalLm extends AbstractBlock {
     private final List<DecoderLayer> layers = new ArrayList<>();
     private final RmsNorm norm;
     private Map<String, Parameter> named;
+    /** The attached LoRA adapter, or null. */
+    private LoraAdapter adapter;
 
     private CausalLm(ModelConfig config, NDManager manager) {
         super(VERSION);
@@ -149,6 +151,28 @@ public final class CausalLm extends AbstractBlock {
             named = Collections.unmodifiableMap(map);
         }
         return named;
+    }
+
+    /** The attached LoRA adapter, or null when the model is trained (or served) whole. */
+    public LoraAdapter adapter() {
+        return adapter;
+    }
+
+    void setAdapter(LoraAdapter adapter) {
+        this.adapter = adapter;
+    }
+
+    /** Whether an attached adapter is switched on, so the base weights alone do not give the outputs. */
+    public boolean adapterActive() {
+        return adapter != null && adapter.enabled();
+    }
+
+    /**
+     * What an optimizer trains: the adapter's A and B when one is attached (the base is frozen),
+     * otherwise every parameter.
+     */
+    public Map<String, Parameter> trainableParameters() {
+        return adapter != null ? adapter.namedParameters() : namedParameters();
     }
 
     /** Logits (B, T, V) of a causal pass over token ids (B, T). */

@@ -35,6 +35,8 @@ public final class CausalSelfAttention extends AbstractBlock {
     /** Qwen3's per-head norms of queries and keys; null for the other families. */
     final RmsNorm qNorm;
     final RmsNorm kNorm;
+    /** The layer's LoRA updates, or null: set by {@link LoraAdapter}. */
+    LoraLayer lora;
 
     CausalSelfAttention(ModelConfig config, RotaryTable rotary) {
         super(VERSION);
@@ -63,7 +65,7 @@ public final class CausalSelfAttention extends AbstractBlock {
     private NDArray sequence(ParameterStore ps, NDArray x, int layer, AttentionInputs in, boolean training) {
         long b = x.getShape().get(0);
         long t = x.getShape().get(1);
-        NDArray proj = qkv.forward(ps, new NDList(x), training).head();
+        NDArray proj = project(ps, x, training);
         // (B, T, rows, dh) → (B, rows, T, dh): q, k and v rotate (and q scales) in one pass.
         NDArray rows = normed(ps, proj.reshape(b, t, heads + 2L * kvHeads, headSize).transpose(0, 2, 1, 3), training);
         NDArray rotated = rotary.rotate(rows, in.rotary());
@@ -78,7 +80,7 @@ public final class CausalSelfAttention extends AbstractBlock {
         NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).add(in.mask());
         NDArray mixed = scores.softmax(-1).matMul(v).reshape(b, heads, t, headSize);
         NDArray merged = mixed.transpose(0, 2, 1, 3).reshape(b, t, (long) heads * headSize);
-        return out.forward(ps, new NDList(merged), training).head();
+        return output(ps, merged, training);
     }
 
     /**
@@ -88,7 +90,7 @@ public final class CausalSelfAttention extends AbstractBlock {
      */
     private NDArray step(ParameterStore ps, NDArray x, int layer, AttentionInputs in) {
         long n = x.getShape().get(0);
-        NDArray proj = qkv.forward(ps, new NDList(x), false).head().reshape(n, heads + 2L * kvHeads, headSize);
+        NDArray proj = project(ps, x, false).reshape(n, heads + 2L * kvHeads, headSize);
         NDArray rotated = rotary.rotate(normed(ps, proj, false), in.rotary()); // (n, rows, dh)
         in.cache().writeStep(layer, in.step(), rotated.get(":, {}:", heads).reshape(n, 2, kvHeads, headSize));
         NDArray[] kv = in.cache().read(x.getManager(), layer, in.step());
@@ -96,7 +98,18 @@ public final class CausalSelfAttention extends AbstractBlock {
         NDArray scores = q.matMul(kv[0].transpose(0, 1, 3, 2)); // (n, kvHeads, group, visible)
         if (in.mask() != null) scores = scores.add(in.mask());
         NDArray mixed = scores.softmax(-1).matMul(kv[1]).reshape(n, (long) heads * headSize);
-        return out.forward(ps, new NDList(mixed), false).head();
+        return output(ps, mixed, false);
+    }
+
+    /** The fused q|k|v projection, with the LoRA updates of q, k and v in their rows. */
+    private NDArray project(ParameterStore ps, NDArray x, boolean training) {
+        NDArray proj = qkv.forward(ps, new NDList(x), training).head();
+        return lora == null ? proj : lora.applyQkv(ps, x, proj, training);
+    }
+
+    private NDArray output(ParameterStore ps, NDArray mixed, boolean training) {
+        NDArray y = out.forward(ps, new NDList(mixed), training).head();
+        return lora == null ? y : lora.apply(ps, LoraTarget.O_PROJ, mixed, y, training);
     }
 
     /** Qwen3's RMSNorm of each query and key head (head rows on axis 1); values and other families pass through. */

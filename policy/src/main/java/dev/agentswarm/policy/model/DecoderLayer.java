@@ -29,6 +29,12 @@ public final class DecoderLayer extends AbstractBlock {
         mlp = addChildBlock("mlp", new SwiGluMlp(config.dModel(), config.ffn()));
     }
 
+    /** Routes this layer's linear layers through {@code lora}'s updates; null removes them. */
+    void useAdapter(LoraLayer lora) {
+        attention.lora = lora;
+        mlp.lora = lora;
+    }
+
     NDArray forward(ParameterStore ps, NDArray x, AttentionInputs in, boolean training) {
         NDArray h = x.add(attention.forward(ps, norm1.forward(ps, x, training), index, in, training));
         return h.add(mlp.forward(ps, norm2.forward(ps, h, training), training));

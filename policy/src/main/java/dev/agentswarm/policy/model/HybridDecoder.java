@@ -112,6 +112,10 @@ public final class HybridDecoder implements AutoCloseable {
      * the next-token logits, row-major (n × vocab).
      */
     public float[] step(int[] tokens, int[] positions) {
+        if (model.adapterActive()) {
+            throw new IllegalStateException("the hybrid decoder reads the base weights and would skip the LoRA adapter:"
+                    + " merge it (LoraAdapter.mergeAndUnload) or decode with the engine");
+        }
         int n = tokens.length;
         if (n < 1 || n > maxRows) throw new IllegalArgumentException(n + " rows outside 1.." + maxRows);
         if (positions.length != n) throw new IllegalArgumentException(positions.length + " positions for " + n + " tokens");

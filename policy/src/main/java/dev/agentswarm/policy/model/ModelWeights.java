@@ -1,6 +1,7 @@
 package dev.agentswarm.policy.model;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDManager;
 import ai.djl.nn.Parameter;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -28,10 +29,42 @@ public final class ModelWeights {
         return SafetensorsFile.encode(tensors(model), metadata(model, version));
     }
 
+    /**
+     * The weights the model computes with, as safetensors bytes: with a switched-on LoRA adapter,
+     * each wrapped weight is base + (alpha/r)·B·A, so a server (and the hybrid decoder) needs no
+     * adapter; without one, the same bytes as {@link #export}. The model is not changed.
+     */
+    public static byte[] exportMerged(CausalLm model, long version) {
+        if (!model.adapterActive()) return export(model, version);
+        InferenceThreads.noGradHere();
+        try (NDManager m = NDManager.newBaseManager(model.embeddingArray().getDevice())) {
+            return SafetensorsFile.encode(tensors(model, m), metadata(model, version));
+        }
+    }
+
+    /** {@link #exportMerged} into a file. */
+    public static void saveMerged(CausalLm model, long version, Path file) throws IOException {
+        if (!model.adapterActive()) {
+            save(model, version, file);
+            return;
+        }
+        InferenceThreads.noGradHere();
+        try (NDManager m = NDManager.newBaseManager(model.embeddingArray().getDevice())) {
+            SafetensorsFile.write(file, tensors(model, m), metadata(model, version));
+        }
+    }
+
     private static Map<String, SafetensorsFile.Tensor> tensors(CausalLm model) {
+        return tensors(model, null);
+    }
+
+    /** The base weights; with {@code merged} (a manager for the sums), the adapter's changes added. */
+    private static Map<String, SafetensorsFile.Tensor> tensors(CausalLm model, NDManager merged) {
         Map<String, SafetensorsFile.Tensor> tensors = new LinkedHashMap<>();
         for (Map.Entry<String, Parameter> e : model.namedParameters().entrySet()) {
             NDArray array = e.getValue().getArray();
+            NDArray delta = merged == null ? null : model.adapter().weightDelta(e.getKey(), merged);
+            if (delta != null) array = delta.addi(array);
             ByteBuffer data = array.toByteBuffer().order(ByteOrder.LITTLE_ENDIAN);
             tensors.put(e.getKey(), new SafetensorsFile.Tensor(array.getShape().getShape(), data));
         }

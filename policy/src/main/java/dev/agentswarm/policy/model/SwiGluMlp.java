@@ -20,6 +20,8 @@ public final class SwiGluMlp extends AbstractBlock {
     final Linear up;
     final Linear down;
     private final int hidden;
+    /** The layer's LoRA updates, or null: set by {@link LoraAdapter}. */
+    LoraLayer lora;
 
     SwiGluMlp(int dModel, int hidden) {
         super(VERSION);
@@ -33,8 +35,13 @@ public final class SwiGluMlp extends AbstractBlock {
         NDList in = new NDList(x);
         NDArray g = gate.forward(ps, in, training).head();
         NDArray u = up.forward(ps, in, training).head();
-        NDArray silu = Activation.sigmoid(g).mul(g);
-        return down.forward(ps, new NDList(silu.mul(u)), training).head();
+        if (lora != null) {
+            g = lora.apply(ps, LoraTarget.GATE_PROJ, x, g, training);
+            u = lora.apply(ps, LoraTarget.UP_PROJ, x, u, training);
+        }
+        NDArray h = Activation.sigmoid(g).mul(g).mul(u);
+        NDArray y = down.forward(ps, new NDList(h), training).head();
+        return lora == null ? y : lora.apply(ps, LoraTarget.DOWN_PROJ, h, y, training);
     }
 
     @Override
