@@ -3,6 +3,8 @@ package dev.agentswarm.app;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.learner.TrainingMemory;
+import dev.agentswarm.policy.hf.PeftAdapter;
+import dev.agentswarm.policy.model.LoraSettings;
 import dev.agentswarm.learner.rl.DpoTrainer;
 import dev.agentswarm.learner.rl.PreferencePair;
 import dev.agentswarm.learner.sft.Checkpoints;
@@ -34,14 +36,26 @@ public final class DpoRun {
     private DpoRun() {}
 
     public static Outcome train(EmbeddedModel model, List<PreferencePair> pairs, DpoTrainer.Settings settings, Path dir) throws IOException {
+        return train(model, pairs, settings, null, dir);
+    }
+
+    /**
+     * @param lora an adapter to train instead of every weight (null: full fine-tuning). The result is
+     *     then written three ways: adapter/ in PEFT's layout, and the merged weights as model.safetensors
+     *     and, for a Hugging Face model, hf/.
+     */
+    public static Outcome train(EmbeddedModel model, List<PreferencePair> pairs, DpoTrainer.Settings settings, LoraSettings lora,
+                                Path dir) throws IOException {
         if (pairs.isEmpty()) throw new IllegalArgumentException("no preference pairs to train on");
         int longest = pairs.stream().mapToInt(p -> p.prompt().length + Math.max(p.chosen().length, p.rejected().length)).max().orElse(1);
-        // Chosen and rejected side by side, and the reference model beside the trained one.
-        TrainingMemory.estimate(model.model().config(), 2 * settings.pairsPerPass(), longest, true,
-                model.model().config().parameters()).requireFits("DPO full fine-tuning of " + model.model().config().name());
+        var shape = model.model().config();
+        // Chosen and rejected side by side; in full fine-tuning the reference model beside the trained one.
+        TrainingMemory.estimate(shape, 2 * settings.pairsPerPass(), longest, lora == null,
+                lora == null ? shape.parameters() : lora.parameters(shape))
+                .requireFits((lora == null ? "DPO full fine-tuning of " : "DPO LoRA training of ") + shape.name());
         Files.createDirectories(dir);
         List<DpoTrainer.StepResult> steps;
-        try (DpoTrainer trainer = new DpoTrainer(model.model(), model.manager(), settings, model.template().tokenizer().padId());
+        try (DpoTrainer trainer = new DpoTrainer(model.model(), model.manager(), settings, model.template().tokenizer().padId(), lora);
              MetricsLog metrics = MetricsLog.appendOnly(dir.resolve("metrics.jsonl"));
              ProgressBar bar = EpisodeRuns.progressBar("dpo", settings.steps())) {
             steps = trainer.train(pairs, r -> {
@@ -52,6 +66,11 @@ public final class DpoRun {
                 bar.stepTo(r.step());
                 bar.setExtraMessage(String.format(" loss %.3f, accuracy %.2f", r.loss(), r.accuracy()));
             });
+            if (trainer.adapter() != null) {
+                PeftAdapter.save(trainer.adapter(), dir.resolve(Checkpoints.ADAPTER),
+                        model.modelDir() == null ? null : model.modelDir().toAbsolutePath().toString());
+                trainer.adapter().mergeAndUnload(); // what servers load: base + adapter in one set of weights
+            }
         }
         Path weights = dir.resolve(Checkpoints.MODEL);
         ModelWeights.save(model.model(), model.version() + settings.steps(), weights);

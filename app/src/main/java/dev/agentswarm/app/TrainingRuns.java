@@ -12,6 +12,7 @@ import dev.agentswarm.learner.rl.GrpoSettings;
 import dev.agentswarm.learner.rl.GrpoTrainer;
 import dev.agentswarm.learner.sft.Checkpoints;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
+import dev.agentswarm.policy.model.LoraSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -51,9 +52,13 @@ public final class TrainingRuns {
         try {
             // A sequence: the completion's budget plus an allowance for the prompt, within the context.
             int tokens = Math.min(model.model().config().context(), spec.sampling().maxTokens() + PROMPT_ALLOWANCE);
-            TrainingMemory.estimate(model.model().config(), grpo.microBatchRows(), tokens, grpo.loss().beta() > 0,
-                    model.model().config().parameters()).requireFits("GRPO full fine-tuning of " + model.model().config().name());
-            GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), grpo, model.template(), model.version());
+            LoraSettings lora = LoraSettings.fromConfig(cfg).orElse(null);
+            var shape = model.model().config();
+            // With LoRA only the adapter has gradients and moments, and the reference is the base with the adapter off.
+            TrainingMemory.estimate(shape, grpo.microBatchRows(), tokens, lora == null && grpo.loss().beta() > 0,
+                    lora == null ? shape.parameters() : lora.parameters(shape))
+                    .requireFits((lora == null ? "GRPO full fine-tuning of " : "GRPO LoRA training of ") + shape.name());
+            GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), grpo, model.template(), model.version(), lora);
             if (model.modelDir() != null) trainer.exportCheckpointsWith(model::saveHf);
             if (checkpoint.isPresent()) trainer.restore(checkpoint.get(), GrpoTrainer.Resume.read(checkpoint.get()));
             return new Learner.OpenRun(trainer, new Learner.Checkpointing(runDir, t.getInt("checkpoint-every")), model::close);

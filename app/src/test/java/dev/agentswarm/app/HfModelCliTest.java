@@ -125,6 +125,44 @@ class HfModelCliTest {
                 "and the model's own, for transformers and vLLM");
     }
 
+    @Test
+    void dpoWithLoraWritesThePeftAdapterAndTheMergedWeights(@TempDir Path dir) throws Exception {
+        Path model = TinyHfModel.write(dir.resolve("tiny-qwen3"), 7);
+        Path pairs = dir.resolve("pairs.jsonl");
+        Files.write(pairs, List.of(
+                "{\"prompt\": \"what is 2 + 2 ?\", \"chosen\": \"4\", \"rejected\": \"no\"}",
+                "{\"prompt\": \"what is 4 + 4 ?\", \"chosen\": \"8\", \"rejected\": \"yes\"}"));
+        Path conf = dir.resolve("dpo.conf");
+        Files.writeString(conf, "agentswarm.learner.dpo { steps = 2, pairs-per-step = 2, pairs-per-pass = 2, learning-rate = 1e-2 }");
+        Path run = dir.resolve("run");
+        CliTest.Result r = swarm("dpo", "--model", model.toString(), "--pairs", pairs.toString(), "--config", conf.toString(),
+                "--lora-rank", "4", "--lora-targets", "q_proj,v_proj", "--run-dir", run.toString(), "--json");
+        assertEquals(0, r.exit(), r.err());
+        JsonNode adapter = dev.agentswarm.core.json.Json.parse(Files.readString(run.resolve("adapter/adapter_config.json")));
+        assertEquals("LORA", adapter.get("peft_type").asText());
+        assertEquals(4, adapter.get("r").asInt());
+        assertTrue(Files.isRegularFile(run.resolve("adapter/adapter_model.safetensors")));
+        assertTrue(Files.isRegularFile(run.resolve("hf/model.safetensors")), "the merged model in Hugging Face's layout");
+        // Only the adapted rows moved: k_proj (between q and v in the fused projection) and the MLP are the base's.
+        InferenceThreads.noGradHere();
+        try (NDManager m = NDManager.newBaseManager()) {
+            CausalLm start = HfCheckpoint.load(model, m, 64).model();
+            CausalLm merged = HfCheckpoint.load(model, m, 64).model();
+            ModelWeights.load(merged, run.resolve("model.safetensors"));
+            float[] before = start.namedParameters().get("blocks.0.mlp.up.weight").getArray().toFloatArray();
+            float[] after = merged.namedParameters().get("blocks.0.mlp.up.weight").getArray().toFloatArray();
+            org.junit.jupiter.api.Assertions.assertArrayEquals(before, after, 0f, "an MLP the adapter does not target");
+            float[] q0 = start.namedParameters().get("blocks.0.attn.qkv.weight").getArray().toFloatArray();
+            float[] q1 = merged.namedParameters().get("blocks.0.attn.qkv.weight").getArray().toFloatArray();
+            boolean moved = false;
+            for (int i = 0; i < 64 * 32; i++) moved |= q0[i] != q1[i]; // the query rows (4 heads × 16) × hidden 32
+            assertTrue(moved, "the query rows took the adapter");
+        }
+        CliTest.Result bad = swarm("dpo", "--model", model.toString(), "--pairs", pairs.toString(), "--lora-rank", "0");
+        assertEquals(2, bad.exit());
+        assertTrue(bad.err().contains("rank"), bad.err());
+    }
+
     private static int[] ints(JsonNode array) {
         int[] out = new int[array.size()];
         for (int i = 0; i < out.length; i++) out[i] = array.get(i).asInt();

@@ -8,6 +8,7 @@ import dev.agentswarm.learner.rl.DpoTrainer;
 import dev.agentswarm.learner.rl.PreferencePair;
 import dev.agentswarm.learner.rl.PreferencePairs;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
+import dev.agentswarm.policy.model.LoraSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -41,13 +42,16 @@ public final class DpoCommand implements Callable<Integer> {
     Path runDir;
 
     @Mixin
+    LoraOptions lora;
+
+    @Mixin
     JsonOption json;
 
     @Override
     public Integer call() throws Exception {
         if (!Files.isRegularFile(pairs)) throw new IllegalArgumentException("--pairs " + pairs + " does not exist");
         Config cfg = SwarmNode.loadConfig(config);
-        cfg = weights.apply(cfg);
+        cfg = lora.apply(weights.apply(cfg));
         if (steps != null) cfg = cfg.withValue("agentswarm.learner.dpo.steps", ConfigValueFactory.fromAnyRef(steps));
         DpoTrainer.Settings settings = DpoTrainer.Settings.fromConfig(cfg);
         Path dir = runDir != null ? runDir
@@ -55,7 +59,7 @@ public final class DpoCommand implements Callable<Integer> {
         Report r = new Report();
         try (EmbeddedModel model = EmbeddedModel.fromConfig(cfg)) {
             List<PreferencePair> loaded = new PreferencePairs(model.template()).load(pairs);
-            DpoRun.Outcome o = DpoRun.train(model, loaded, settings, dir);
+            DpoRun.Outcome o = DpoRun.train(model, loaded, settings, LoraSettings.fromConfig(cfg).orElse(null), dir);
             r.line(String.format("%d pairs, %d steps: loss %.3f → %.3f, pair accuracy %.2f → %.2f, %.1f s", loaded.size(), o.steps().size(),
                     o.first().loss(), o.last().loss(), o.first().accuracy(), o.last().accuracy(), o.trainSeconds()));
             r.line("written to " + dir + " (metrics.jsonl, " + o.weights().getFileName() + ")");

@@ -40,6 +40,9 @@ public final class TrainCommand implements Callable<Integer> {
     @Mixin
     WeightsOptions weights;
 
+    @Mixin
+    LoraOptions lora;
+
     @Option(names = "--run-dir", paramLabel = "DIR", description = "Where the run's files go (default: runs/train-<suite>-<time>).")
     Path runDir;
 
@@ -62,7 +65,7 @@ public final class TrainCommand implements Callable<Integer> {
         if (sync) cfg = cfg.withValue("agentswarm.train.sync", ConfigValueFactory.fromAnyRef(true));
         if (swarm) cfg = cfg.withValue("agentswarm.train.swarm", ConfigValueFactory.fromAnyRef(true));
         if (runDir != null) cfg = cfg.withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(runDir.toString()));
-        cfg = weights.apply(cfg);
+        cfg = lora.apply(weights.apply(cfg));
         Training.Outcome o = Training.run(cfg, resume, joinOption.address());
         RolloutCoordinator.Summary s = o.summary();
         Report r = new Report();

@@ -59,6 +59,7 @@ public final class AdamW implements AutoCloseable {
     private final Map<String, NDArray> m = new LinkedHashMap<>();
     private final Map<String, NDArray> v = new LinkedHashMap<>();
     private long step;
+    private long skippedNonFinite;
 
     public AdamW(Map<String, Parameter> params, Settings settings, NDManager parent) {
         this.settings = settings;
@@ -80,6 +81,27 @@ public final class AdamW implements AutoCloseable {
 
     public boolean decays(String name) {
         return decayed.contains(name);
+    }
+
+    /**
+     * Clips the gradients to a global norm of {@code maxGradNorm} (0: no clipping), then updates,
+     * unless their norm is not finite: a NaN or infinite gradient (an overflow in a backward pass)
+     * would turn every weight it touches into NaN for good, so that update is skipped and the
+     * weights and moments stay as they were. Returns the norm before clipping (NaN when skipped).
+     */
+    public double stepClipped(Map<String, NDArray> grads, double maxGradNorm, double lr) {
+        double norm = GradClipping.clipGlobalNorm(grads.values(), maxGradNorm);
+        if (Double.isFinite(norm)) {
+            step(grads, lr);
+        } else {
+            skippedNonFinite++;
+        }
+        return norm;
+    }
+
+    /** Updates {@link #stepClipped} skipped because the gradients were not finite. */
+    public long skippedNonFinite() {
+        return skippedNonFinite;
     }
 
     /**

@@ -10,7 +10,6 @@ import ai.djl.training.ParameterStore;
 import dev.agentswarm.learner.data.Example;
 import dev.agentswarm.learner.data.MicroBatch;
 import dev.agentswarm.learner.optim.AdamW;
-import dev.agentswarm.learner.optim.GradClipping;
 import dev.agentswarm.learner.optim.ModelGradients;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
@@ -105,8 +104,7 @@ public final class DpoStep {
                 }
             }
             Map<String, NDArray> grads = ModelGradients.collect(params, step);
-            double norm = GradClipping.clipGlobalNorm(grads.values(), maxGradNorm);
-            optimizer.step(grads, lr);
+            double norm = optimizer.stepClipped(grads, maxGradNorm, lr);
             ModelGradients.zero(params);
             return new Outcome(total, norm, accuracy, margin, nll);
         }

@@ -7,7 +7,6 @@ import ai.djl.nn.Parameter;
 import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import dev.agentswarm.learner.optim.AdamW;
-import dev.agentswarm.learner.optim.GradClipping;
 import dev.agentswarm.learner.optim.ModelGradients;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
@@ -104,8 +103,7 @@ public final class GrpoStep {
                         }
                     }
                     Map<String, NDArray> grads = ModelGradients.collect(params, step);
-                    double norm = GradClipping.clipGlobalNorm(grads.values(), maxGradNorm);
-                    optimizer.step(grads, lr);
+                    double norm = optimizer.stepClipped(grads, maxGradNorm, lr);
                     ModelGradients.zero(params);
                     double n = Math.max(1, tokens);
                     last = new Outcome(total, norm, clipped / n, kl / n, ratio / n, entropy / n, tokens);

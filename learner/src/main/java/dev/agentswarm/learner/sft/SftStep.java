@@ -8,7 +8,6 @@ import ai.djl.training.GradientCollector;
 import ai.djl.training.ParameterStore;
 import dev.agentswarm.learner.data.MicroBatch;
 import dev.agentswarm.learner.optim.AdamW;
-import dev.agentswarm.learner.optim.GradClipping;
 import dev.agentswarm.learner.optim.ModelGradients;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
@@ -52,8 +51,7 @@ public final class SftStep {
         try (NDManager step = root.newSubManager()) {
             double loss = backward(batches, step);
             Map<String, NDArray> grads = gradients(step);
-            double norm = GradClipping.clipGlobalNorm(grads.values(), maxGradNorm);
-            optimizer.step(grads, lr);
+            double norm = optimizer.stepClipped(grads, maxGradNorm, lr);
             zeroGradients();
             return new Outcome(loss, norm);
         }

@@ -92,6 +92,23 @@ class AdamWTest {
         }
     }
 
+    @Test
+    void aGradientThatIsNotFiniteIsNotApplied() {
+        InferenceThreads.noGradHere();
+        try (NDManager root = NDManager.newBaseManager()) {
+            Parameter w = parameter(root, "w", Parameter.Type.WEIGHT, 1.0f, -2.0f);
+            Parameter gain = parameter(root, "gain", Parameter.Type.GAMMA, 1.0f, -2.0f);
+            try (AdamW opt = new AdamW(Map.of("w", w, "gain", gain), SETTINGS, root)) {
+                double norm = opt.stepClipped(grads(root, Float.NaN, 0.1f), 1.0, 0.1);
+                assertTrue(Double.isNaN(norm));
+                assertArrayEquals(new float[] {1.0f, -2.0f}, w.getArray().toFloatArray(), 0f, "weights untouched");
+                assertEquals(1, opt.skippedNonFinite());
+                opt.stepClipped(grads(root, 0.5f, -0.1f), 1.0, 0.1);
+                assertArrayEquals(new float[] {0.899f, -1.898f}, w.getArray().toFloatArray(), 1e-6f, "the next finite step is a first step");
+            }
+        }
+    }
+
     private static Parameter parameter(NDManager m, String name, Parameter.Type type, float... values) {
         Parameter p = Parameter.builder().setName(name).setType(type).build();
         p.setArray(m.create(values));
