@@ -4,6 +4,7 @@ import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.learner.TrainingMemory;
 import dev.agentswarm.policy.hf.PeftAdapter;
+import dev.agentswarm.policy.model.LoraAdapter;
 import dev.agentswarm.policy.model.LoraSettings;
 import dev.agentswarm.learner.rl.DpoTrainer;
 import dev.agentswarm.learner.rl.PreferencePair;
@@ -51,7 +52,7 @@ public final class DpoRun {
         var shape = model.model().config();
         // Chosen and rejected side by side; in full fine-tuning the reference model beside the trained one.
         TrainingMemory.estimate(shape, 2 * settings.pairsPerPass(), longest, lora == null,
-                lora == null ? shape.parameters() : lora.parameters(shape))
+                lora == null ? shape.parameters() : LoraAdapter.parameterCount(shape, lora))
                 .requireFits((lora == null ? "DPO full fine-tuning of " : "DPO LoRA training of ") + shape.name());
         Files.createDirectories(dir);
         List<DpoTrainer.StepResult> steps;

@@ -12,6 +12,7 @@ import dev.agentswarm.learner.rl.GrpoSettings;
 import dev.agentswarm.learner.rl.GrpoTrainer;
 import dev.agentswarm.learner.sft.Checkpoints;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
+import dev.agentswarm.policy.model.LoraAdapter;
 import dev.agentswarm.policy.model.LoraSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ public final class TrainingRuns {
             var shape = model.model().config();
             // With LoRA only the adapter has gradients and moments, and the reference is the base with the adapter off.
             TrainingMemory.estimate(shape, grpo.microBatchRows(), tokens, lora == null && grpo.loss().beta() > 0,
-                    lora == null ? shape.parameters() : lora.parameters(shape))
+                    lora == null ? shape.parameters() : LoraAdapter.parameterCount(shape, lora))
                     .requireFits((lora == null ? "GRPO full fine-tuning of " : "GRPO LoRA training of ") + shape.name());
             GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), grpo, model.template(), model.version(), lora);
             if (model.modelDir() != null) trainer.exportCheckpointsWith(model::saveHf);

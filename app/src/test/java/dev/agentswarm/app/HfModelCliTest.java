@@ -100,6 +100,15 @@ class HfModelCliTest {
 
     @Test
     void sftOnAFolderLearnsItsConversationsAndCheckpointsInBothLayouts(@TempDir Path dir) throws Exception {
+        sft(dir, false);
+    }
+
+    @Test
+    void sftOfALoraAdapterLeavesTheBaseAndWritesThePeftAdapter(@TempDir Path dir) throws Exception {
+        sft(dir, true);
+    }
+
+    private static void sft(Path dir, boolean lora) throws Exception {
         Path model = TinyHfModel.write(dir.resolve("tiny-qwen3"), 9);
         Path data = dir.resolve("data.jsonl");
         List<String> lines = new java.util.ArrayList<>();
@@ -113,16 +122,31 @@ class HfModelCliTest {
         Path conf = dir.resolve("sft.conf");
         Files.writeString(conf, "agentswarm.sft { data = \"" + data + "\", seq-len = 64, micro-batch = 6, max-steps = 30, lr = 1e-2,"
                 + " warmup-steps = 2, checkpoint-every = 30, run-dir = \"" + run + "\" }");
-        CliTest.Result r = swarm("sft", "--config", conf.toString(), "--model", model.toString(), "--json");
+        List<String> args = new java.util.ArrayList<>(List.of("sft", "--config", conf.toString(), "--model", model.toString(), "--json"));
+        if (lora) args.addAll(List.of("--lora-rank", "8", "--lora-alpha", "32"));
+        CliTest.Result r = swarm(args.toArray(String[]::new));
         assertEquals(0, r.exit(), r.err());
         List<String> metrics = Files.readAllLines(run.resolve("metrics.jsonl"));
         double first = dev.agentswarm.core.json.Json.parse(metrics.get(0)).get("loss").asDouble();
         double last = r.json().get("final_loss").asDouble();
-        assertTrue(last < first / 3, "the loss falls: " + first + " → " + last);
+        // An adapter over a frozen base whose tied head holds N(0, 0.02²) entries can move the logits only so far.
+        assertTrue(last < (lora ? first * 0.9 : first / 3), "the loss falls: " + first + " → " + last);
         Path checkpoint = run.resolve("checkpoints/step-30");
         assertTrue(Files.isRegularFile(checkpoint.resolve("model.safetensors")), "the engine's own layout, to resume from");
-        assertTrue(Files.isRegularFile(checkpoint.resolve("hf/model.safetensors")) && Files.isRegularFile(checkpoint.resolve("hf/tokenizer.json")),
-                "and the model's own, for transformers and vLLM");
+        if (lora) {
+            assertTrue(Files.isRegularFile(checkpoint.resolve("adapter/adapter_config.json")), "the adapter in PEFT's layout");
+            var base = dev.agentswarm.policy.model.SafetensorsFile.read(checkpoint.resolve("model.safetensors")).tensors().get("blocks.1.mlp.down.weight");
+            InferenceThreads.noGradHere();
+            try (NDManager m = NDManager.newBaseManager()) {
+                float[] start = HfCheckpoint.load(model, m, 64).model().namedParameters().get("blocks.1.mlp.down.weight").getArray().toFloatArray();
+                float[] saved = new float[start.length];
+                base.data().duplicate().order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(saved);
+                org.junit.jupiter.api.Assertions.assertArrayEquals(start, saved, 0f, "the base is the folder's, untouched");
+            }
+        } else {
+            assertTrue(Files.isRegularFile(checkpoint.resolve("hf/model.safetensors")) && Files.isRegularFile(checkpoint.resolve("hf/tokenizer.json")),
+                    "and the model's own, for transformers and vLLM");
+        }
     }
 
     @Test

@@ -26,15 +26,20 @@ public final class LoraOptions {
     List<String> targets;
 
     public Config apply(Config config) {
+        return apply(config, LoraSettings.PATH);
+    }
+
+    /** The options written into the LoRA block at {@code path} (the learner's, or a supervised run's). */
+    public Config apply(Config config, String path) {
         boolean on = lora || rank != null || alpha != null || dropout != null || targets != null;
         if (!on) return config;
-        String p = LoraSettings.PATH + ".";
+        String p = path + ".";
         Config c = config.withValue(p + "enabled", ConfigValueFactory.fromAnyRef(true));
         if (rank != null) c = c.withValue(p + "rank", ConfigValueFactory.fromAnyRef(rank));
         if (alpha != null) c = c.withValue(p + "alpha", ConfigValueFactory.fromAnyRef(alpha));
         if (dropout != null) c = c.withValue(p + "dropout", ConfigValueFactory.fromAnyRef(dropout));
         if (targets != null) c = c.withValue(p + "targets", ConfigValueFactory.fromIterable(targets));
-        LoraSettings.fromConfig(c); // a bad value is refused here, by key, before anything loads
+        LoraSettings.fromConfig(c.getConfig(path).atPath(LoraSettings.PATH)); // a bad value is refused here, before anything loads
         return c;
     }
 }

@@ -47,6 +47,9 @@ public final class SftCommand implements Callable<Integer> {
     java.util.Map<String, String> templateVariables = new java.util.LinkedHashMap<>();
 
     @Mixin
+    LoraOptions lora;
+
+    @Mixin
     JsonOption json;
 
     @Override
@@ -61,6 +64,7 @@ public final class SftCommand implements Callable<Integer> {
         if (config == null && resume == null) throw new IllegalArgumentException("give --config FILE, or --resume RUN_DIR");
         SftConfig cfg = config != null ? SftConfig.load(config) : SftTrainer.configOf(resume);
         if (resume != null) cfg = cfg.withRunDir(resume);
+        cfg = cfg.withLora(lora.apply(cfg.source().atPath(SftConfig.PATH), SftConfig.PATH + ".lora"));
         if (model != null) {
             java.util.Map<String, Object> vars = new java.util.LinkedHashMap<>();
             templateVariables.forEach((k, v) -> vars.put(k, WeightsOptions.value(v)));

@@ -106,6 +106,19 @@ public record SftConfig(Path data, Path evalData, Path tokenizer, ModelConfig mo
         return source.hasPath("template-variables") ? source.getConfig("template-variables").root().unwrapped() : java.util.Map.of();
     }
 
+    /** The LoRA block ({@code agentswarm.sft.lora}, as agentswarm.learner.lora); empty for full fine-tuning. */
+    public java.util.Optional<dev.agentswarm.policy.model.LoraSettings> lora() {
+        if (!source.hasPath("lora")) return java.util.Optional.empty();
+        return dev.agentswarm.policy.model.LoraSettings.fromConfig(
+                source.getConfig("lora").atPath(dev.agentswarm.policy.model.LoraSettings.PATH));
+    }
+
+    /** The same run with another LoRA block (a root config holding it at {@code agentswarm.sft.lora}). */
+    public SftConfig withLora(Config root) {
+        if (!root.hasPath(PATH + ".lora")) return this;
+        return fromConfig(source.withValue("lora", root.getValue(PATH + ".lora")).atPath(PATH));
+    }
+
     public AdamW.Settings adamW() {
         return new AdamW.Settings(beta1, beta2, eps, weightDecay);
     }

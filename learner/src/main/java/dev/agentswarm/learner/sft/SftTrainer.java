@@ -20,6 +20,9 @@ import dev.agentswarm.policy.chat.JinjaChatTemplate;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.policy.hf.HfCheckpoint;
 import dev.agentswarm.policy.hf.HfSaver;
+import dev.agentswarm.policy.hf.PeftAdapter;
+import dev.agentswarm.policy.model.LoraAdapter;
+import dev.agentswarm.policy.model.LoraSettings;
 import dev.agentswarm.policy.tokenizer.HfTokenizer;
 import dev.agentswarm.policy.tokenizer.TextTokenizer;
 import java.util.LinkedHashMap;
@@ -150,13 +153,27 @@ public final class SftTrainer implements AutoCloseable {
                 this.hf = null;
                 this.model = CausalLm.create(config.model(), root, config.seed());
             }
-            TrainingMemory.estimate(model.config(), config.microBatch(), config.seqLen(), false, model.config().parameters())
-                    .requireFits("SFT full fine-tuning of " + model.config().name());
-            this.optimizer = new AdamW(model.namedParameters(), config.adamW(), root);
-            this.stepper = new SftStep(model, optimizer, root);
-            if (latest.isPresent()) {
-                Path ckpt = latest.get();
+            LoraSettings lora = config.lora().orElse(null);
+            TrainingMemory.estimate(model.config(), config.microBatch(), config.seqLen(), false,
+                    lora == null ? model.config().parameters() : LoraAdapter.parameterCount(model.config(), lora))
+                    .requireFits((lora == null ? "SFT full fine-tuning of " : "SFT LoRA training of ") + model.config().name());
+            // The base weights first (a checkpoint's are the base, unmerged), then any adapter over them.
+            Path ckpt = latest.orElse(null);
+            if (ckpt != null) {
                 ModelWeights.load(model, ckpt.resolve(Checkpoints.MODEL));
+            } else if (config.initWeights() != null) {
+                long v = ModelWeights.load(model, config.initWeights());
+                log.accept("initial weights " + config.initWeights() + " (version " + v + ")");
+            }
+            if (lora != null) {
+                LoraAdapter adapter = LoraAdapter.attach(model, lora, root, config.seed());
+                if (ckpt != null) PeftAdapter.loadInto(adapter, ckpt.resolve(Checkpoints.ADAPTER));
+                log.accept(String.format("LoRA r=%d alpha=%.0f on %s: %,d trained parameters", lora.rank(), lora.alpha(),
+                        lora.targets(), LoraAdapter.parameterCount(model.config(), lora)));
+            }
+            this.optimizer = new AdamW(model.trainableParameters(), config.adamW(), root);
+            this.stepper = new SftStep(model, optimizer, root);
+            if (ckpt != null) {
                 optimizer.load(ckpt.resolve(Checkpoints.OPTIMIZER));
                 this.state = Checkpoints.readState(ckpt);
                 if (state.seed() != config.seed()) {
@@ -165,10 +182,6 @@ public final class SftTrainer implements AutoCloseable {
                 }
                 log.accept("resumed from " + ckpt + " at step " + state.step());
             } else {
-                if (config.initWeights() != null) {
-                    long v = ModelWeights.load(model, config.initWeights());
-                    log.accept("initial weights " + config.initWeights() + " (version " + v + ")");
-                }
                 this.state = TrainerState.start(config.seed());
                 Files.writeString(runDir.resolve(CONFIG_FILE), config.render() + "\n", StandardCharsets.UTF_8);
             }

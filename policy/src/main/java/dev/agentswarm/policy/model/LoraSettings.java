@@ -34,13 +34,6 @@ public record LoraSettings(int rank, double alpha, double dropout, Set<LoraTarge
     }
 
     /** alpha / r: what B·A is multiplied by (PEFT's {@code scaling} without rsLoRA). */
-    /** Parameters the adapter adds to (and trains in) a model of shape {@code c}: rank × (in + out) per target and layer. */
-    public long parameters(ModelConfig c) {
-        long perLayer = 0;
-        for (LoraTarget t : targets) perLayer += (long) rank * (t.in(c) + t.out(c));
-        return perLayer * c.layers();
-    }
-
     public double scaling() {
         return alpha / rank;
     }
