@@ -28,7 +28,7 @@ WORK=${WORK:-/tmp/agentswarm-gpu}
 PY=${PY:-$(command -v python3)}
 Q06_LAYERS=${Q06_LAYERS:-28}
 STEPS=${STEPS:-10}
-DEADLINE=${DEADLINE:-480}   # seconds: later stages are skipped past it
+DEADLINE=${DEADLINE:-430}   # seconds: later stages are skipped past it
 STAGES=${*:-env ckpt bridge ours torch parity}
 mkdir -p "$OUT" "$WORK/res"
 RES=$WORK/res
@@ -96,7 +96,7 @@ ours() { # label, then GpuCheck's arguments
   late "ours $label" && return
   log "ours $label"
   PYTORCH_LIBRARY_PATH=$TORCH_LIB PYTORCH_VERSION=$TORCH_VERSION PYTORCH_FLAVOR=$TORCH_FLAVOR \
-    timeout 300 gpu/jre/bin/java -Xmx8g -XX:MaxDirectMemorySize=16g -Dai.djl.offline=true -cp "gpu/lib/*" \
+    timeout 150 gpu/jre/bin/java -Xmx8g -XX:MaxDirectMemorySize=16g -Dai.djl.offline=true -cp "gpu/lib/*" \
     dev.agentswarm.app.bench.GpuCheck --json "$RES/ours_$label.json" "$@" > "$RES/ours_$label.out" 2> "$RES/ours_$label.err"
   local rc=$?
   log "ours $label rc=$rc $(grep -E '"(step_ms_median|tokens_per_s|gpu_mib_after_steps|load_s)"' "$RES/ours_$label.json" 2>/dev/null | tr -d ' \n')"
@@ -116,7 +116,7 @@ pt() { # label, then grpo_torch.py's arguments
   local label=$1; shift
   late "torch $label" && return
   log "torch $label"
-  timeout 300 "$PY" bench/gpu/grpo_torch.py --json "$RES/torch_$label.json" "$@" > "$RES/torch_$label.out" 2> "$RES/torch_$label.err"
+  timeout 150 "$PY" bench/gpu/grpo_torch.py --json "$RES/torch_$label.json" "$@" > "$RES/torch_$label.out" 2> "$RES/torch_$label.err"
   local rc=$?
   log "torch $label rc=$rc $(grep -E '"(step_ms_median|tokens_per_s|peak_reserved_mib)"' "$RES/torch_$label.json" 2>/dev/null | tr -d ' \n')"
   (( rc == 0 )) || tail -6 "$RES/torch_$label.err" | cut -c1-400 | tee -a "$RES/run.log" >&2
