@@ -14,10 +14,11 @@
 #            ffn 3072, vocab 151936, tied), and their float64 reference log-probs (in the background)
 #   bridge   DJL's libdjl_torch.so built against this machine's libtorch (bench/gpu/build-bridge.sh)
 #   ours     GpuCheck on the GPU: log-probs of the parity sequences, then GRPO steps (B=16, T=256;
-#            q06 also T=1024 in micro-batches of 4), then the same with TF32 matmuls
-#            (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1), then small on the host's cores
+#            q06 also in micro-batches of 4 and at T=1024), with IEEE fp32 matmuls (libtorch's default)
+#            and TF32 ones (TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1), then small on the host's cores
 #   torch    bench/gpu/grpo_torch.py, the same step in PyTorch eager: fp32, tf32 and bf16 autocast,
 #            eager and sdpa attention
+#   cpu      GpuCheck with q06 on the host's cores (2 steps; not by default: over 150 s on 16 cores)
 #   parity   max |diff| of every scorer against the float64 reference -> parity.jsonl
 # Everything lands in $OUT (results.tgz holds every file; summary.txt the figures).
 set -uo pipefail
@@ -28,12 +29,16 @@ WORK=${WORK:-/tmp/agentswarm-gpu}
 PY=${PY:-$(command -v python3)}
 Q06_LAYERS=${Q06_LAYERS:-28}
 STEPS=${STEPS:-10}
-DEADLINE=${DEADLINE:-430}   # seconds: later stages are skipped past it
+ONLY=${ONLY:-}              # a regular expression: only the runs whose label matches
+REF=${REF:-1}               # 0: no float64 reference log-probs for q06
+DEADLINE=${DEADLINE:-470}   # seconds: no run starts past it
+LIMIT=${LIMIT:-575}         # seconds: every run ends by then (the summary is written after)
 STAGES=${*:-env ckpt bridge ours torch parity}
 mkdir -p "$OUT" "$WORK/res"
 RES=$WORK/res
 log() { echo "[$(date +%T) +${SECONDS}s] $*" | tee -a "$RES/run.log" >&2; }
 late() { if (( SECONDS > DEADLINE )); then log "skipped past the deadline: $*"; return 0; fi; return 1; }
+left() { local l=$(( LIMIT - SECONDS )); (( l > 150 )) && l=150; echo "$l"; }
 has() { [[ " $STAGES " == *" $1 "* ]]; }
 TORCH_LIB=$("$PY" -c 'import torch, os; print(os.path.join(os.path.dirname(torch.__file__), "lib"))')
 TORCH_VERSION=$("$PY" -c 'import torch; print(torch.__version__.split("+")[0])')
@@ -70,7 +75,7 @@ if has ckpt; then
   rm -f "$WORK/q06.ready"
   ( "$PY" policy/src/test/python/hf_checkpoint.py make --dir "$WORK/q06" "${Q06[@]}" && touch "$WORK/q06.ready"
     log "q06 written: $(du -sh "$WORK/q06" | cut -f1)"
-    "$PY" policy/src/test/python/hf_checkpoint.py logprobs --dir "$WORK/q06" < "$WORK/seqs_q06.jsonl" > "$RES/ref_q06.jsonl" 2> "$RES/ref_q06.err"
+    [[ "$REF" == 1 ]] && "$PY" policy/src/test/python/hf_checkpoint.py logprobs --dir "$WORK/q06" < "$WORK/seqs_q06.jsonl" > "$RES/ref_q06.jsonl" 2> "$RES/ref_q06.err"
     log "q06 reference done" ) &
   REF_PID=$!
 fi
@@ -93,10 +98,11 @@ fi
 
 ours() { # label, then GpuCheck's arguments
   local label=$1; shift
+  [[ -z "$ONLY" || "ours_$label" =~ $ONLY ]] || return 0
   late "ours $label" && return
   log "ours $label"
   PYTORCH_LIBRARY_PATH=$TORCH_LIB PYTORCH_VERSION=$TORCH_VERSION PYTORCH_FLAVOR=$TORCH_FLAVOR \
-    timeout 150 gpu/jre/bin/java -Xmx8g -XX:MaxDirectMemorySize=16g -Dai.djl.offline=true -cp "gpu/lib/*" \
+    timeout "$(left)" gpu/jre/bin/java -Xmx8g -XX:MaxDirectMemorySize=16g -Dai.djl.offline=true -cp "gpu/lib/*" \
     dev.agentswarm.app.bench.GpuCheck --json "$RES/ours_$label.json" "$@" > "$RES/ours_$label.out" 2> "$RES/ours_$label.err"
   local rc=$?
   log "ours $label rc=$rc $(grep -E '"(step_ms_median|tokens_per_s|gpu_mib_after_steps|load_s)"' "$RES/ours_$label.json" 2>/dev/null | tr -d ' \n')"
@@ -108,15 +114,18 @@ if has ours && [[ -n "$BRIDGE_OK" ]]; then
   q06 && ours q06_gpu --model "$WORK/q06" --device gpu --score "$WORK/seqs_q06.jsonl" --scores-out "$RES/ours_q06_gpu.jsonl" --steps "$STEPS"
   q06 && TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 ours q06_gpu_tf32 --model "$WORK/q06" --device gpu --score "$WORK/seqs_q06.jsonl" \
     --scores-out "$RES/ours_q06_gpu_tf32.jsonl" --steps "$STEPS"
-  q06 && ours q06_gpu_t1024 --model "$WORK/q06" --device gpu --seq 1024 --micro-rows 4 --steps 5 --warmup 2
+  ours q06_gpu_m4 --model "$WORK/q06" --device gpu --micro-rows 4 --steps "$STEPS"
+  ours q06_gpu_t1024 --model "$WORK/q06" --device gpu --seq 1024 --micro-rows 4 --steps 5 --warmup 2
+  TORCH_ALLOW_TF32_CUBLAS_OVERRIDE=1 ours q06_gpu_tf32_t1024 --model "$WORK/q06" --device gpu --seq 1024 --micro-rows 4 --steps 5 --warmup 2
   ours small_cpu --model "$WORK/small" --device cpu --score "$WORK/seqs_small.jsonl" --scores-out "$RES/ours_small_cpu.jsonl" --steps 5 --warmup 2
 fi
 
 pt() { # label, then grpo_torch.py's arguments
   local label=$1; shift
+  [[ -z "$ONLY" || "torch_$label" =~ $ONLY ]] || return 0
   late "torch $label" && return
   log "torch $label"
-  timeout 150 "$PY" bench/gpu/grpo_torch.py --json "$RES/torch_$label.json" "$@" > "$RES/torch_$label.out" 2> "$RES/torch_$label.err"
+  timeout "$(left)" "$PY" bench/gpu/grpo_torch.py --json "$RES/torch_$label.json" "$@" > "$RES/torch_$label.out" 2> "$RES/torch_$label.err"
   local rc=$?
   log "torch $label rc=$rc $(grep -E '"(step_ms_median|tokens_per_s|peak_reserved_mib)"' "$RES/torch_$label.json" 2>/dev/null | tr -d ' \n')"
   (( rc == 0 )) || tail -6 "$RES/torch_$label.err" | cut -c1-400 | tee -a "$RES/run.log" >&2
@@ -125,13 +134,17 @@ pt() { # label, then grpo_torch.py's arguments
 if has torch; then
   pt small_fp32_eager --model "$WORK/small" --score "$WORK/seqs_small.jsonl" --scores-out "$RES/torch_small_fp32.jsonl" --steps 20
   q06 && pt q06_fp32_eager --model "$WORK/q06" --score "$WORK/seqs_q06.jsonl" --scores-out "$RES/torch_q06_fp32.jsonl" --steps "$STEPS"
-  pt q06_fp32_sdpa --model "$WORK/q06" --attention sdpa --steps "$STEPS"
-  pt q06_tf32_sdpa --model "$WORK/q06" --attention sdpa --precision tf32 --score "$WORK/seqs_q06.jsonl" \
-    --scores-out "$RES/torch_q06_tf32.jsonl" --steps "$STEPS"
+  pt q06_tf32_eager --model "$WORK/q06" --precision tf32 --score "$WORK/seqs_q06.jsonl" --scores-out "$RES/torch_q06_tf32.jsonl" --steps "$STEPS"
+  pt q06_tf32_sdpa --model "$WORK/q06" --attention sdpa --precision tf32 --steps "$STEPS"
   pt q06_bf16_sdpa --model "$WORK/q06" --attention sdpa --precision bf16 --steps "$STEPS"
   pt q06_fp32_eager_t1024 --model "$WORK/q06" --seq 1024 --micro-rows 4 --steps 5 --warmup 2
   pt q06_bf16_sdpa_t1024 --model "$WORK/q06" --attention sdpa --precision bf16 --seq 1024 --micro-rows 4 --steps 5 --warmup 2
   pt small_bf16_sdpa --model "$WORK/small" --attention sdpa --precision bf16 --steps 20
+fi
+
+# The 0.6B shape on the host's cores, last: the slowest run, and the least needed.
+if has cpu && [[ -n "$BRIDGE_OK" ]]; then
+  q06 && ours q06_cpu --model "$WORK/q06" --device cpu --steps 2 --warmup 1
 fi
 
 if has parity; then

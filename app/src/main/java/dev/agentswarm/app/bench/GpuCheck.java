@@ -105,14 +105,20 @@ public final class GpuCheck {
                     lines.forEach(System.out::println);
                 }
             }
-            if (steps > 0) grpo(f, model, root, batch, seq, generations, microRows, lr, steps, warmup);
-            int n = device.isGpu() ? 4096 : 1024;
-            f.put("matmul_n", n);
-            f.put("matmul_fp32_tflops", round(matmulTflops(root, n)));
+            try {
+                if (steps > 0) grpo(f, model, root, batch, seq, generations, microRows, lr, steps, warmup);
+                int n = device.isGpu() ? 4096 : 1024;
+                f.put("matmul_n", n);
+                f.put("matmul_fp32_tflops", round(matmulTflops(root, n)));
+            } catch (RuntimeException e) { // out of memory, typically: what was measured before still counts
+                f.put("error", e.toString().lines().findFirst().orElse(""));
+                e.printStackTrace();
+            }
         }
         String json = Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(f);
         if (a.containsKey("json")) Files.writeString(Path.of(a.get("json")), json + "\n");
         System.out.println(json);
+        if (f.containsKey("error")) System.exit(1);
     }
 
     /** Each sequence alone, as (1, T): {"logprobs":[null, log p(ids[1] | ids[:1]), ...]}. */
@@ -180,8 +186,10 @@ public final class GpuCheck {
             double[] fwd = new double[Math.max(3, Math.min(steps, 10))];
             for (int i = -1; i < fwd.length; i++) {
                 long t = System.nanoTime();
-                try (NDManager s = root.newSubManager()) {
-                    for (RlMicroBatch b : batches) model.tokenLogProbs(ps, b.tokens().idsArray(s), false).sum().getFloat();
+                for (RlMicroBatch b : batches) {
+                    try (NDManager s = root.newSubManager()) { // one micro-batch's activations at a time
+                        model.tokenLogProbs(ps, b.tokens().idsArray(s), false).sum().getFloat();
+                    }
                 }
                 if (i >= 0) fwd[i] = (System.nanoTime() - t) / 1e6;
             }
