@@ -89,17 +89,21 @@ public final class GrpoStep {
                     try (GradientCollector gc = Engine.getInstance().newGradientCollector()) {
                         for (int i = 0; i < batches.size(); i++) {
                             RlMicroBatch b = batches.get(i);
-                            NDArray[] scored = model.tokenLogProbsAndEntropy(ps, b.tokens().idsArray(step), true);
-                            NDArray logp = scored[0]; // the graph lives in this iteration
-                            entropy += scored[1].mul(masks.get(i)).sum().getFloat();
-                            NDArray old = olds.get(i) != null ? olds.get(i) : logp.stopGradient();
-                            NDArray sampler = loss.settings().tisCap() > 0 ? b.samplerArray(step) : null;
-                            PolicyLoss.Terms t = loss.compute(logp, old, sampler, refs.get(i), b.advantagesArray(step), masks.get(i), shape);
-                            gc.backward(t.loss());
-                            total += t.loss().getFloat();
-                            clipped += t.clippedTokens();
-                            kl += t.klSum();
-                            ratio += t.ratioSum();
+                            // A manager per micro-batch: its activations are freed once its backward has run, so
+                            // memory holds one micro-batch's, not every micro-batch's until the optimizer step.
+                            try (NDManager micro = step.newSubManager()) {
+                                NDArray[] scored = model.tokenLogProbsAndEntropy(ps, b.tokens().idsArray(micro), true);
+                                NDArray logp = scored[0];
+                                entropy += scored[1].mul(masks.get(i)).sum().getFloat();
+                                NDArray old = olds.get(i) != null ? olds.get(i) : logp.stopGradient();
+                                NDArray sampler = loss.settings().tisCap() > 0 ? b.samplerArray(micro) : null;
+                                PolicyLoss.Terms t = loss.compute(logp, old, sampler, refs.get(i), b.advantagesArray(micro), masks.get(i), shape);
+                                gc.backward(t.loss());
+                                total += t.loss().getFloat();
+                                clipped += t.clippedTokens();
+                                kl += t.klSum();
+                                ratio += t.ratioSum();
+                            }
                         }
                     }
                     Map<String, NDArray> grads = ModelGradients.collect(params, step);
