@@ -47,7 +47,7 @@ def main():
     c, model = load(a.model, a.prompt + a.tokens, a.repeat_kv)
     model.eval()
     load_ms = (time.perf_counter() - t0) * 1e3
-    out = {"model": a.model, "family": c.family, "parameters": c.params(), "prompt_tokens": a.prompt,
+    out = {"model": a.model, "family": c.arch, "parameters": c.params(), "prompt_tokens": a.prompt,
            "new_tokens": a.tokens, "load_ms": round(load_ms, 1), "rss_bytes_before_model": rss0,
            "rss_bytes_after_load": rss_bytes(), "logprob_checksum": logprob_checksum(model)}
     if a.load_only:

@@ -87,7 +87,7 @@ def main():
     sec = median(ms) / 1e3
     gflops = c.training_flops_per_token(a.seq) * tokens / sec / 1e9
     mm = matmul_gflops()
-    emit({"model": a.model, "family": c.family, "params": c.params(), "batch": a.batch, "seq": a.seq,
+    emit({"model": a.model, "family": c.arch, "params": c.params(), "batch": a.batch, "seq": a.seq,
           "generations": a.generations, "completion_tokens": int(mask.sum()), "tuning": "full",
           "step_ms_median": median(ms), "step_ms_min": min(ms), "step_ms_max": max(ms),
           "tokens_per_s": tokens / sec, "gflops": gflops, "matmul_gflops": mm, "matmul_fraction": gflops / mm,

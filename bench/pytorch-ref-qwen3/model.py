@@ -90,7 +90,7 @@ class Config:
         arch = j["architectures"][0]
         if arch not in ARCH:
             raise ValueError("architecture %s is not modelled here" % arch)
-        self.family = ARCH[arch]
+        self.arch, self.family = arch, ARCH[arch]
         self.hidden, self.layers = j["hidden_size"], j["num_hidden_layers"]
         self.heads = j["num_attention_heads"]
         self.kv_heads = j.get("num_key_value_heads") or self.heads
