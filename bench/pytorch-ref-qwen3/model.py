@@ -109,7 +109,7 @@ class Config:
         self.qkv_bias = self.family == "qwen2" or bool(j.get("attention_bias"))
         self.o_bias = self.family != "qwen2" and bool(j.get("attention_bias"))
         self.mlp_bias = self.family == "llama" and bool(j.get("mlp_bias"))
-        self.context = context or j.get("max_position_embeddings", 4096)
+        self.context = max(context or j.get("max_position_embeddings", 4096), CHECKSUM_TOKENS)
 
     def non_embedding_params(self):
         """As swarm's ModelConfig counts them (an untied head counts: every token multiplies it)."""

@@ -35,13 +35,13 @@ public final class BenchModel {
 
     /**
      * Loads {@code dir} into a new model under {@code manager}; {@code context} sizes the rotary
-     * tables (the longest sequence the bench runs).
+     * tables and KV caches (the longest sequence the bench runs, at least the checksum's 32 tokens).
      */
     public static Opened load(Path dir, NDManager manager, int context) {
         if (!Files.isDirectory(dir)) throw new IllegalArgumentException("--model: no folder at " + dir);
         long t0 = System.nanoTime();
         try {
-            HfCheckpoint.Loaded loaded = HfCheckpoint.load(dir, manager, context);
+            HfCheckpoint.Loaded loaded = HfCheckpoint.load(dir, manager, Math.max(context, CHECKSUM_TOKENS));
             return new Opened(loaded, (System.nanoTime() - t0) / 1e6, rssBytes());
         } catch (IOException e) {
             throw new UncheckedIOException("--model: cannot read " + dir + ": " + e.getMessage(), e);
