@@ -13,8 +13,8 @@ import time
 
 import torch
 
-from common import emit, median, rss_bytes, setup
-from model import load, logprob_checksum
+from timing import emit, median, rss_bytes, setup
+from hf_model import load, logprob_checksum
 
 
 @torch.inference_mode()

@@ -15,8 +15,8 @@ import time
 
 import torch
 
-from common import emit, matmul_gflops, median, setup
-from model import load, logprob_checksum
+from timing import emit, matmul_gflops, median, setup
+from hf_model import load, logprob_checksum
 
 EPS_LOW, EPS_HIGH, LR, CLIP = 0.2, 0.28, 1e-4, 1.0
 
