@@ -1,6 +1,6 @@
 """Greedy decoding with a KV cache on a Hugging Face folder: the workload of `swarm bench generate --model DIR`.
 
-usage: generate.py --model DIR [--prompt 16] [--tokens 256] [--concurrency 1,32] [--runs 3] [--threads 2]
+usage: generate.py --model DIR [--prompt 16] [--tokens 256] [--concurrency 1,32] [--runs 3] [--warmup-rounds 0] [--threads 2]
                    [--repeat-kv] [--load-only]
 
 Prompts of 16 random ids within the vocabulary, 256 new tokens each, greedy, no stop; one prefill of the prompts into
@@ -37,6 +37,7 @@ def main():
     p.add_argument("--tokens", type=int, default=256)
     p.add_argument("--concurrency", default="1,32")
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--warmup-rounds", type=int, default=0, help="untimed rounds over every batch size first")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--repeat-kv", action="store_true", help="transformers' literal repeat_kv copy of K/V")
     p.add_argument("--load-only", action="store_true")
@@ -56,6 +57,9 @@ def main():
     levels = [int(x) for x in a.concurrency.split(",")]
     prompts = {b: torch.randint(0, c.vocab, (b, a.prompt), generator=torch.Generator().manual_seed(b)) for b in levels}
     generate(model, prompts[max(levels)], 8)                           # warm-up
+    for _ in range(a.warmup_rounds):
+        for b in levels:
+            generate(model, prompts[b], a.tokens)
     per = {b: [] for b in levels}
     for r in range(a.runs):
         for b in levels:

@@ -23,6 +23,7 @@ def main():
     p.add_argument("what", choices=["generate", "grpo"])
     p.add_argument("--peers", required=True)
     p.add_argument("--runs", type=int, default=3)
+    p.add_argument("--warmup-rounds", type=int, default=0, help="untimed rounds over every batch size first")
     p.add_argument("--concurrency", default="1,32")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--warmup", type=int, default=3)
@@ -40,6 +41,9 @@ def main():
         levels = [int(x) for x in a.concurrency.split(",")]
         prompts = {b: torch.randint(0, c.vocab, (b, PROMPT), generator=torch.Generator().manual_seed(b)) for b in levels}
         peers_generate.generate(m, prompts[max(levels)], 8, True)
+        for _ in range(a.warmup_rounds):
+            for b in levels:
+                peers_generate.generate(m, prompts[b], NEW, True)
         per = {b: [] for b in levels}
         for r in range(a.runs):
             for b in levels:

@@ -45,14 +45,17 @@ public final class GenerateBenchmark {
     /**
      * @param model a Hugging Face folder (config.json + safetensors) to run instead of the preset, or null
      * @param loadOnly load the model (and score the checksum sequence), then stop: no decoding
+     * @param warmupRounds untimed rounds over every concurrency before the timed ones (the JIT compiles the
+     *     decoder's Java glue for each batch size as it runs: the first round at 32 rows runs well below the later ones)
      */
     public record Settings(String preset, Path model, boolean loadOnly, int promptTokens, int newTokens, int[] concurrency,
-                           int runs, boolean recompute, GeneratorSettings.Decoder decoder, int javaAttentionRows) {
+                           int runs, int warmupRounds, boolean recompute, GeneratorSettings.Decoder decoder,
+                           int javaAttentionRows) {
 
         /** A preset with fresh weights. */
         public Settings(String preset, int promptTokens, int newTokens, int[] concurrency, int runs,
                         boolean recompute, GeneratorSettings.Decoder decoder, int javaAttentionRows) {
-            this(preset, null, false, promptTokens, newTokens, concurrency, runs, recompute, decoder, javaAttentionRows);
+            this(preset, null, false, promptTokens, newTokens, concurrency, runs, 0, recompute, decoder, javaAttentionRows);
         }
     }
 
@@ -108,6 +111,15 @@ public final class GenerateBenchmark {
             f.put("java_attention_rows", s.javaAttentionRows());
             progress.accept("warm-up");
             generate(server, system, 4, s.promptTokens(), idBound, greedy.withMaxTokens(32), 0);
+            for (int w = 0; w < s.warmupRounds(); w++) {
+                for (int c : s.concurrency()) {
+                    for (var reply : generate(server, system, c, s.promptTokens(), idBound, greedy, 500 + w)) {
+                        tokensOf(reply.get(10, TimeUnit.MINUTES));
+                    }
+                    progress.accept(String.format("warm-up round %d/%d, concurrency %3d done", w + 1, s.warmupRounds(), c));
+                }
+            }
+            f.put("warmup_rounds", s.warmupRounds());
 
             // Rounds visit every concurrency in turn, so drift on a shared machine moves all of them
             // alike; each concurrency keeps its median, and a speedup is the median of its per-round ratios.

@@ -40,6 +40,10 @@ public final class BenchGenerateCommand implements Callable<Integer> {
     @Option(names = "--runs", defaultValue = "3", description = "Runs per concurrency; the median is kept (default ${DEFAULT-VALUE}).")
     int runs;
 
+    @Option(names = "--warmup-rounds", defaultValue = "0",
+            description = "Untimed rounds over every concurrency first, so the JIT has compiled each batch size's path (default ${DEFAULT-VALUE}).")
+    int warmupRounds;
+
     @Option(names = "--no-recompute", description = "Skip the (slow) no-KV-cache baseline.")
     boolean noRecompute;
 
@@ -57,13 +61,14 @@ public final class BenchGenerateCommand implements Callable<Integer> {
     @Override
     @SuppressWarnings("unchecked")
     public Integer call() throws Exception {
+        if (warmupRounds < 0) throw new IllegalArgumentException("--warmup-rounds must be >= 0");
         if (prompt < 1 || tokens < 1 || runs < 1 || Arrays.stream(concurrency).anyMatch(c -> c < 1)) {
             throw new IllegalArgumentException("--prompt, --tokens, --runs and --concurrency must be >= 1");
         }
         if (javaAttentionRows < 0) throw new IllegalArgumentException("--java-attention-rows must be >= 0");
         GeneratorSettings.Decoder path = GeneratorSettings.Decoder.parse(decoder);
         if (loadOnly && model == null) throw new IllegalArgumentException("--load-only needs --model");
-        var settings = new GenerateBenchmark.Settings(preset, model, loadOnly, prompt, tokens, concurrency, runs, !noRecompute,
+        var settings = new GenerateBenchmark.Settings(preset, model, loadOnly, prompt, tokens, concurrency, runs, warmupRounds, !noRecompute,
                 path, javaAttentionRows);
         Map<String, Object> f = GenerateBenchmark.run(settings, System.err::println);
         Report r = new Report();

@@ -52,12 +52,13 @@ class HfModelBenchTest {
     @Test
     void generateOnAFolderReportsThroughputLoadAndTheChecksum() throws Exception {
         JsonNode j = swarm("bench", "generate", "--model", model.toString(), "--prompt", "4", "--tokens", "6",
-                "--concurrency", "1,2", "--runs", "1", "--no-recompute", "--json");
+                "--concurrency", "1,2", "--runs", "1", "--warmup-rounds", "1", "--no-recompute", "--json");
         for (String key : List.of("model", "family", "parameters", "load_ms", "rss_bytes_after_load", "logprob_checksum",
                 "prompt_tokens", "new_tokens", "tokens_per_s", "kv_cache_bytes", "weights_bytes", "rss_bytes_serving_2")) {
             assertTrue(j.has(key), key + " missing from " + j);
         }
         assertEquals("Qwen3ForCausalLM", j.get("family").asText());
+        assertEquals(1, j.get("warmup_rounds").asInt());
         assertTrue(j.get("tokens_per_s").get("1").asDouble() > 0 && j.get("tokens_per_s").get("2").asDouble() > 0, j.toString());
         // 2 slots × 2 layers × K and V × context 32 (the checksum's length; the run needs 10) × 2 kv heads × head_dim 24 × fp32.
         assertEquals(2L * 2 * 2 * 32 * 2 * 24 * 4, j.get("kv_cache_bytes").asLong());
