@@ -6,11 +6,10 @@ import ai.djl.ndarray.types.Shape;
 import ai.djl.training.ParameterStore;
 import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.protocol.SamplingParams;
-import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.policy.embedded.GeneratorSettings;
+import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.InferenceThreads;
 import dev.agentswarm.policy.model.ModelConfig;
-import dev.agentswarm.policy.tokenizer.BpeTokenizer;
 import dev.agentswarm.workers.PolicyServer;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -36,38 +35,91 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * Greedy decoding with the embedded model through the {@link PolicyServer}, the workload of the
  * PyTorch reference's generate.py: prompts of 16 random tokens, 256 new tokens each, no stop.
  * Measures tokens/s with 1..64 concurrent requests (continuous batching against one at a time),
- * the KV cache against recomputing the whole prefix every step, and the memory of serving.
+ * the KV cache against recomputing the whole prefix every step, and the memory of serving. A preset
+ * runs with fresh weights; a Hugging Face folder ({@link Settings#model}) runs its own weights, with
+ * prompts drawn from its whole vocabulary (no tokenizer is needed), and reports its load time and
+ * the log-prob checksum of {@link BenchModel} (bench/pytorch-ref-qwen3/generate.py is the other side).
  */
 public final class GenerateBenchmark {
 
-    public record Settings(String preset, int promptTokens, int newTokens, int[] concurrency, int runs,
-                           boolean recompute, GeneratorSettings.Decoder decoder, int javaAttentionRows) {}
+    /**
+     * @param model a Hugging Face folder (config.json + safetensors) to run instead of the preset, or null
+     * @param loadOnly load the model (and score the checksum sequence), then stop: no decoding
+     * @param warmupRounds untimed rounds over every concurrency before the timed ones (the JIT compiles the
+     *     decoder's Java glue for each batch size as it runs: the first round at 32 rows runs well below the later ones)
+     */
+    public record Settings(String preset, Path model, boolean loadOnly, int promptTokens, int newTokens, int[] concurrency,
+                           int runs, int warmupRounds, boolean recompute, GeneratorSettings.Decoder decoder,
+                           int javaAttentionRows) {
+
+        /** A preset with fresh weights. */
+        public Settings(String preset, int promptTokens, int newTokens, int[] concurrency, int runs,
+                        boolean recompute, GeneratorSettings.Decoder decoder, int javaAttentionRows) {
+            this(preset, null, false, promptTokens, newTokens, concurrency, runs, 0, recompute, decoder, javaAttentionRows);
+        }
+    }
 
     private GenerateBenchmark() {}
 
     public static Map<String, Object> run(Settings s, Consumer<String> progress) throws Exception {
         InferenceThreads.noGradHere();
-        ModelConfig shape = ModelConfig.preset(s.preset()).withContext(s.promptTokens() + s.newTokens());
+        int context = s.promptTokens() + s.newTokens();
         int maxBatch = Arrays.stream(s.concurrency()).max().orElse(1);
         Map<String, Object> f = new LinkedHashMap<>();
         long rssBefore = rssBytes();
+        NDManager manager = NDManager.newBaseManager();
+        CausalLm lm;
+        ModelConfig shape;
+        try {
+            if (s.model() == null) {
+                shape = ModelConfig.preset(s.preset()).withContext(context);
+                lm = CausalLm.create(shape, manager, 0);
+                f.put("preset", shape.name());
+                f.put("parameters", shape.parameters());
+            } else {
+                progress.accept("loading " + s.model());
+                BenchModel.Opened opened = BenchModel.load(s.model(), manager, context);
+                lm = opened.model();
+                shape = lm.config();
+                f.put("preset", shape.name());
+                f.put("parameters", shape.parameters());
+                BenchModel.describe(f, s.model(), opened, manager);
+            }
+        } catch (RuntimeException e) {
+            manager.close();
+            throw e;
+        }
+        if (s.loadOnly()) {
+            f.put("rss_bytes_before_model", rssBefore);
+            manager.close();
+            return f;
+        }
+        // Random prompt ids: below 256 for the presets (as before), anywhere in a loaded model's vocabulary.
+        int idBound = s.model() == null ? Math.min(256, shape.vocab()) : shape.vocab();
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "bench-generate", ConfigFactory.parseString(
                 "pekko.actor.provider = local\npekko.loglevel = WARNING").withFallback(ConfigFactory.load()));
-        try (EmbeddedModel model = EmbeddedModel.create(shape, BpeTokenizer.untrained(), null, 0)) {
+        try (manager) {
             ActorRef<PolicyServer.Command> server = system.systemActorOf(
                     // All of the model's ids may be produced: the workload is the reference's, not text.
-                    PolicyServer.create(() -> new dev.agentswarm.policy.embedded.BatchGenerator(model.model(), model.manager(),
+                    PolicyServer.create(() -> new dev.agentswarm.policy.embedded.BatchGenerator(lm, manager,
                             new GeneratorSettings(maxBatch, 1024, 8192, 0, s.decoder(), s.javaAttentionRows()), id -> new byte[0], shape.vocab(), 0)),
                     "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
             SamplingParams greedy = new SamplingParams(0, 1, 0, s.newTokens(), List.of(), null);
-            f.put("preset", shape.name());
-            f.put("parameters", shape.parameters());
             f.put("prompt_tokens", s.promptTokens());
             f.put("new_tokens", s.newTokens());
             f.put("decoder", s.decoder().name().toLowerCase(java.util.Locale.ROOT));
             f.put("java_attention_rows", s.javaAttentionRows());
             progress.accept("warm-up");
-            generate(server, system, 4, s.promptTokens(), greedy.withMaxTokens(32), 0);
+            generate(server, system, 4, s.promptTokens(), idBound, greedy.withMaxTokens(32), 0);
+            for (int w = 0; w < s.warmupRounds(); w++) {
+                for (int c : s.concurrency()) {
+                    for (var reply : generate(server, system, c, s.promptTokens(), idBound, greedy, 500 + w)) {
+                        tokensOf(reply.get(10, TimeUnit.MINUTES));
+                    }
+                    progress.accept(String.format("warm-up round %d/%d, concurrency %3d done", w + 1, s.warmupRounds(), c));
+                }
+            }
+            f.put("warmup_rounds", s.warmupRounds());
 
             // Rounds visit every concurrency in turn, so drift on a shared machine moves all of them
             // alike; each concurrency keeps its median, and a speedup is the median of its per-round ratios.
@@ -79,7 +131,7 @@ public final class GenerateBenchmark {
                 for (int i = 0; i < levels.length; i++) {
                     int c = levels[i];
                     long t0 = System.nanoTime();
-                    List<CompletableFuture<PolicyServer.Reply>> replies = generate(server, system, c, s.promptTokens(), greedy, r);
+                    List<CompletableFuture<PolicyServer.Reply>> replies = generate(server, system, c, s.promptTokens(), idBound, greedy, r);
                     long tokens = 0;
                     for (var reply : replies) tokens += tokensOf(reply.get(10, TimeUnit.MINUTES));
                     perRound[i][r] = tokens / ((System.nanoTime() - t0) / 1e9);
@@ -112,10 +164,10 @@ public final class GenerateBenchmark {
                 double[] ratio = new double[s.runs()];
                 for (int r = 0; r < s.runs(); r++) {
                     long t0 = System.nanoTime();
-                    long tokens = tokensOf(generate(server, system, 1, s.promptTokens(), greedy, 100 + r).get(0)
+                    long tokens = tokensOf(generate(server, system, 1, s.promptTokens(), idBound, greedy, 100 + r).get(0)
                             .get(10, TimeUnit.MINUTES));
                     cached[r] = tokens / ((System.nanoTime() - t0) / 1e9);
-                    recomputed[r] = recomputeTokensPerSecond(model, s.promptTokens(), s.newTokens());
+                    recomputed[r] = recomputeTokensPerSecond(lm, s.promptTokens(), s.newTokens(), idBound);
                     ratio[r] = cached[r] / recomputed[r];
                     progress.accept(String.format("  pair %d: cached %,.0f, recomputed %,.1f tokens/s: %.1f×", r + 1,
                             cached[r], recomputed[r], ratio[r]));
@@ -124,7 +176,7 @@ public final class GenerateBenchmark {
                 f.put("recompute_tokens_per_s", Samples.median(recomputed));
                 f.put("kv_cache_speedup_" + s.newTokens(), Samples.median(ratio));
             }
-            f.put("kv_cache_bytes", (long) maxBatch * 2L * shape.layers() * shape.context() * shape.dModel() * 4L);
+            f.put("kv_cache_bytes", (long) maxBatch * 2L * shape.layers() * shape.context() * shape.kvHeads() * shape.headSize() * 4L);
             f.put("weights_bytes", shape.parameters() * 4L);
             f.put("heap_bytes_serving_" + maxBatch, heapServing);
             f.put("rss_bytes_before_model", rssBefore);
@@ -142,11 +194,11 @@ public final class GenerateBenchmark {
     }
 
     private static List<CompletableFuture<PolicyServer.Reply>> generate(ActorRef<PolicyServer.Command> server,
-            ActorSystem<Void> system, int n, int promptTokens, SamplingParams sampling, int seed) {
+            ActorSystem<Void> system, int n, int promptTokens, int idBound, SamplingParams sampling, int seed) {
         Random random = new Random(1000L * n + seed);
         List<CompletableFuture<PolicyServer.Reply>> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            int[] prompt = random.ints(promptTokens, 0, 256).toArray();
+            int[] prompt = random.ints(promptTokens, 0, idBound).toArray();
             long id = (long) seed * 1_000_000 + n * 1000L + i;
             CompletionStage<PolicyServer.Reply> reply = AskPattern.ask(server,
                     r -> new PolicyServer.Generate(id, prompt, sampling, new int[0], r), Duration.ofMinutes(10), system.scheduler());
@@ -161,9 +213,9 @@ public final class GenerateBenchmark {
     }
 
     /** Greedy decoding where every step runs the whole prefix again (no cache), head on the last position only. */
-    static double recomputeTokensPerSecond(EmbeddedModel model, int promptTokens, int newTokens) {
+    static double recomputeTokensPerSecond(CausalLm model, int promptTokens, int newTokens, int idBound) {
         InferenceThreads.noGradHere();
-        long[] ids = new Random(7).ints(promptTokens, 0, 256).asLongStream().toArray();
+        long[] ids = new Random(7).ints(promptTokens, 0, idBound).asLongStream().toArray();
         long[] seq = Arrays.copyOf(ids, promptTokens + newTokens);
         try (NDManager m = NDManager.newBaseManager()) {
             ParameterStore ps = new ParameterStore(m, false);
@@ -171,7 +223,7 @@ public final class GenerateBenchmark {
             for (int t = promptTokens; t < promptTokens + newTokens; t++) {
                 try (NDManager step = m.newSubManager()) {
                     NDArray prefix = step.create(Arrays.copyOf(seq, t), new Shape(1, t));
-                    seq[t] = model.model().lastLogits(ps, prefix).argMax(1).getLong();
+                    seq[t] = model.lastLogits(ps, prefix).argMax(1).getLong();
                 }
             }
             return newTokens / ((System.nanoTime() - t0) / 1e9);

@@ -9,6 +9,8 @@ import dev.agentswarm.learner.rl.RlMicroBatch;
 import dev.agentswarm.learner.rl.RlSample;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.ModelConfig;
+import ai.djl.nn.Parameter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,28 +25,71 @@ import java.util.function.Consumer;
  */
 public final class LearnerBenchmark {
 
+    /**
+     * What a step trains. {@code FULL}: every weight of the model (full fine-tuning). The seam for a
+     * parameter-efficient variant (LoRA) is {@link #trainable}: it would attach adapters to the model
+     * there and hand only theirs to the optimizer; the rest of the step is the same.
+     */
+    public enum Tuning {
+        FULL;
+
+        public static Tuning parse(String s) {
+            for (Tuning t : values()) if (t.name().equalsIgnoreCase(s)) return t;
+            throw new IllegalArgumentException("--tuning " + s + " is not known (known: full)");
+        }
+    }
+
     private LearnerBenchmark() {}
 
+    /** The preset of {@code s} with fresh weights, every weight trained. */
     public static Map<String, Object> run(SftBenchmark.Settings s, int generations, Consumer<String> log) {
+        return run(s, null, Tuning.FULL, generations, log);
+    }
+
+    /**
+     * @param modelDir a Hugging Face folder whose weights are trained instead of the preset's fresh
+     *     ones, or null; its load time and the log-prob checksum of {@link BenchModel} are reported
+     *     (bench/pytorch-ref-qwen3/grpo.py is the other side)
+     */
+    public static Map<String, Object> run(SftBenchmark.Settings s, Path modelDir, Tuning tuning, int generations,
+                                          Consumer<String> log) {
         if (generations < 2 || s.batch() % generations != 0) {
             throw new IllegalArgumentException("--generations must be >= 2 and divide --batch");
         }
-        ModelConfig config = SftBenchmark.shape(s);
-        Map<String, Object> f = SftBenchmark.header(config, s);
-        f.put("generations", generations);
-        List<RlSample> samples = referenceBatch(s.batch(), generations, s.seq(), config.vocab());
-        f.put("completion_tokens", samples.stream().mapToInt(RlSample::trainedTokens).sum());
+        ModelConfig presetShape = SftBenchmark.shape(s);
         try (NDManager root = NDManager.newBaseManager()) {
-            CausalLm model = CausalLm.create(config, root, 1);
-            try (AdamW optimizer = new AdamW(model.namedParameters(), new AdamW.Settings(0.9, 0.999, 1e-8, 0.0), root)) {
+            CausalLm model;
+            BenchModel.Opened opened = null;
+            if (modelDir == null) {
+                model = CausalLm.create(presetShape, root, 1);
+            } else {
+                log.accept("loading " + modelDir);
+                opened = BenchModel.load(modelDir, root, s.seq());
+                model = opened.model();
+            }
+            ModelConfig config = model.config();
+            Map<String, Object> f = SftBenchmark.header(config, s);
+            if (opened != null) BenchModel.describe(f, modelDir, opened, root);
+            f.put("tuning", tuning.name().toLowerCase(java.util.Locale.ROOT));
+            f.put("generations", generations);
+            List<RlSample> samples = referenceBatch(s.batch(), generations, s.seq(), config.vocab());
+            f.put("completion_tokens", samples.stream().mapToInt(RlSample::trainedTokens).sum());
+            try (AdamW optimizer = new AdamW(trainable(model, tuning), new AdamW.Settings(0.9, 0.999, 1e-8, 0.0), root)) {
                 GrpoStep step = new GrpoStep(model, null, optimizer, root,
                         new PolicyLoss(new PolicyLoss.Settings(PolicyLoss.Type.DAPO, 0.2, 0.28, 0, 0)));
                 List<RlMicroBatch> batch = List.of(RlMicroBatch.of(samples, 0));
                 int maxCompletion = s.seq() - prompt(s.seq());
                 SftBenchmark.timeSteps(f, s, config, root, () -> step.run(batch, 1e-4, 1.0, 1, maxCompletion), log);
             }
+            return f;
         }
-        return f;
+    }
+
+    /** The parameters the optimizer updates under {@code tuning}, by name. */
+    static Map<String, Parameter> trainable(CausalLm model, Tuning tuning) {
+        return switch (tuning) {
+            case FULL -> model.namedParameters();
+        };
     }
 
     private static int prompt(int seq) {

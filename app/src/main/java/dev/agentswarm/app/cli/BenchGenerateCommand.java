@@ -2,6 +2,7 @@ package dev.agentswarm.app.cli;
 
 import dev.agentswarm.app.bench.GenerateBenchmark;
 import dev.agentswarm.policy.embedded.GeneratorSettings;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -12,11 +13,19 @@ import picocli.CommandLine.Option;
 @Command(name = "generate", mixinStandardHelpOptions = true,
         description = {"Greedy decoding with the embedded model through the node's policy server: tokens/s by number of",
                 "concurrent requests (continuous batching), the KV cache against recomputing the prefix, memory.",
-                "Same workload as the PyTorch reference: swarm bench generate --preset small"})
+                "Same workload as the PyTorch reference: swarm bench generate --preset small;",
+                "on a Hugging Face folder (Qwen3, Qwen2, Llama; config.json + safetensors): swarm bench generate --model DIR"})
 public final class BenchGenerateCommand implements Callable<Integer> {
 
     @Option(names = "--preset", defaultValue = "small", description = "Model preset (default ${DEFAULT-VALUE}).")
     String preset;
+
+    @Option(names = "--model", paramLabel = "DIR",
+            description = "A Hugging Face model folder to run instead of the preset; prompts are random ids in its vocabulary.")
+    Path model;
+
+    @Option(names = "--load-only", description = "With --model: load it, score the checksum sequence, report time and memory, stop.")
+    boolean loadOnly;
 
     @Option(names = "--prompt", defaultValue = "16", description = "Prompt tokens per request (default ${DEFAULT-VALUE}).")
     int prompt;
@@ -30,6 +39,10 @@ public final class BenchGenerateCommand implements Callable<Integer> {
 
     @Option(names = "--runs", defaultValue = "3", description = "Runs per concurrency; the median is kept (default ${DEFAULT-VALUE}).")
     int runs;
+
+    @Option(names = "--warmup-rounds", defaultValue = "0",
+            description = "Untimed rounds over every concurrency first, so the JIT has compiled each batch size's path (default ${DEFAULT-VALUE}).")
+    int warmupRounds;
 
     @Option(names = "--no-recompute", description = "Skip the (slow) no-KV-cache baseline.")
     boolean noRecompute;
@@ -48,17 +61,30 @@ public final class BenchGenerateCommand implements Callable<Integer> {
     @Override
     @SuppressWarnings("unchecked")
     public Integer call() throws Exception {
+        if (warmupRounds < 0) throw new IllegalArgumentException("--warmup-rounds must be >= 0");
         if (prompt < 1 || tokens < 1 || runs < 1 || Arrays.stream(concurrency).anyMatch(c -> c < 1)) {
             throw new IllegalArgumentException("--prompt, --tokens, --runs and --concurrency must be >= 1");
         }
         if (javaAttentionRows < 0) throw new IllegalArgumentException("--java-attention-rows must be >= 0");
         GeneratorSettings.Decoder path = GeneratorSettings.Decoder.parse(decoder);
-        var settings = new GenerateBenchmark.Settings(preset, prompt, tokens, concurrency, runs, !noRecompute, path,
-                javaAttentionRows);
+        if (loadOnly && model == null) throw new IllegalArgumentException("--load-only needs --model");
+        var settings = new GenerateBenchmark.Settings(preset, model, loadOnly, prompt, tokens, concurrency, runs, warmupRounds, !noRecompute,
+                path, javaAttentionRows);
         Map<String, Object> f = GenerateBenchmark.run(settings, System.err::println);
         Report r = new Report();
-        r.line(String.format("greedy decoding, %s preset (%,d parameters), %d prompt + %d new tokens per request,"
-                + " %s decoder%s", f.get("preset"), (Long) f.get("parameters"), prompt, tokens, f.get("decoder"),
+        if (model != null) {
+            r.line(String.format("%s from %s (%,d parameters): loaded in %.0f ms, process RSS %.0f MB; log-prob checksum %.6f",
+                    f.get("family"), model, (Long) f.get("parameters"), (Double) f.get("load_ms"),
+                    (Long) f.get("rss_bytes_after_load") / 1e6, (Double) f.get("logprob_checksum")));
+        }
+        if (loadOnly) {
+            f.forEach(r::put);
+            r.print(json.json);
+            return 0;
+        }
+        r.line(String.format("greedy decoding, %s %s (%,d parameters), %d prompt + %d new tokens per request,"
+                + " %s decoder%s", f.get("preset"), model == null ? "preset" : "model", (Long) f.get("parameters"), prompt,
+                tokens, f.get("decoder"),
                 path == GeneratorSettings.Decoder.HYBRID ? " (Java attention up to " + javaAttentionRows + " rows)" : ""));
         Map<String, Double> tps = (Map<String, Double>) f.get("tokens_per_s");
         double one = tps.getOrDefault("1", Double.NaN);

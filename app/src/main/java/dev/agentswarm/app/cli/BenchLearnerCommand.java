@@ -3,6 +3,7 @@ package dev.agentswarm.app.cli;
 import dev.agentswarm.app.bench.LearnerBenchmark;
 import dev.agentswarm.app.bench.LoopBenchmark;
 import dev.agentswarm.app.bench.SftBenchmark;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -12,7 +13,8 @@ import picocli.CommandLine.Option;
 @Command(name = "learner", mixinStandardHelpOptions = true,
         description = {"Times GRPO learner steps (forward, dapo loss with clip-higher, backward, clip 1.0, AdamW) on the"
                 + " plain-PyTorch reference's batch, and a dense 1024³ matmul on the same engine; reports tokens/s, GFLOP/s and"
-                + " their ratio.", "The default shape is the reference's: swarm bench learner --preset small --batch 16 --generations 4 --seq 256"})
+                + " their ratio.", "The default shape is the reference's: swarm bench learner --preset small --batch 16 --generations 4 --seq 256",
+                "On a Hugging Face folder (Qwen3, Qwen2, Llama; config.json + safetensors): swarm bench learner --model DIR"})
 public final class BenchLearnerCommand implements Callable<Integer> {
 
     @Option(names = "--generations", defaultValue = "4", description = "Completions per prompt (default ${DEFAULT-VALUE}).")
@@ -20,6 +22,14 @@ public final class BenchLearnerCommand implements Callable<Integer> {
 
     @Mixin
     TrainingStepOptions shape;
+
+    @Option(names = "--model", paramLabel = "DIR",
+            description = "A Hugging Face model folder to train instead of the preset (the weight-swap and loop comparisons,"
+                    + " which use the presets, are skipped).")
+    Path model;
+
+    @Option(names = "--tuning", defaultValue = "full", description = "What the step trains: full (every weight) (default ${DEFAULT-VALUE}).")
+    String tuning;
 
     @Option(names = "--swaps", defaultValue = "10", description = "Weight swaps timed, publish to served, on one node and with the server on a second node (default ${DEFAULT-VALUE}).")
     int swaps;
@@ -44,18 +54,23 @@ public final class BenchLearnerCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> f = LearnerBenchmark.run(shape.settings(), generations,
+        Map<String, Object> f = LearnerBenchmark.run(shape.settings(), model, LearnerBenchmark.Tuning.parse(tuning), generations,
                 System.err::println);
         Report r = new Report();
-        r.line(String.format("GRPO learner step (dapo, ε 0.2/0.28, AdamW, clip 1.0), %s preset (%,d parameters), B=%d (%d prompts × %d)"
-                + " × T=%d, %d completion tokens, %s engine threads:", f.get("preset"), (Long) f.get("params"), shape.batch, shape.batch / generations,
+        if (model != null) {
+            r.line(String.format("%s from %s: loaded in %.0f ms; log-prob checksum %.6f", f.get("family"), model,
+                    (Double) f.get("load_ms"), (Double) f.get("logprob_checksum")));
+        }
+        r.line(String.format("GRPO learner step (dapo, ε 0.2/0.28, AdamW, clip 1.0, %s), %s %s (%,d parameters), B=%d (%d prompts × %d)"
+                + " × T=%d, %d completion tokens, %s engine threads:", f.get("tuning"), f.get("preset"), model == null ? "preset" : "model",
+                (Long) f.get("params"), shape.batch, shape.batch / generations,
                 generations, shape.seq, (Integer) f.get("completion_tokens"), f.get("threads")));
         r.line(String.format("  step median %.1f ms (min %.1f, max %.1f) over %d steps", (Double) f.get("step_ms_median"),
                 (Double) f.get("step_ms_min"), (Double) f.get("step_ms_max"), shape.steps));
         r.line(String.format("  %.0f tokens/s, %.1f GFLOP/s; dense 1024³ matmul %.1f GFLOP/s → %.1f%% of it",
                 (Double) f.get("tokens_per_s"), (Double) f.get("gflops"), (Double) f.get("matmul_gflops"),
                 100 * (Double) f.get("matmul_fraction")));
-        if (swaps > 0) {
+        if (swaps > 0 && model == null) {
             Map<String, Object> w = LoopBenchmark.weightSwap(shape.preset, swaps, System.err::println);
             f.putAll(w);
             r.line(String.format("  weight swap, publish → served: median %.1f ms, worst %.1f ms (%,d bytes of safetensors)",
@@ -65,7 +80,7 @@ public final class BenchLearnerCommand implements Callable<Integer> {
             r.line(String.format("  the same with the server on a second node: median %.1f ms, worst %.1f ms",
                     (Double) x.get("weight_swap_cross_node_ms"), (Double) x.get("weight_swap_cross_node_max_ms")));
         }
-        if (loopSteps > 0) {
+        if (loopSteps > 0 && model == null) {
             Map<String, Object> l = LoopBenchmark.asyncOverSync(com.typesafe.config.ConfigFactory.parseString(LOOP_CONFIG)
                     .withFallback(dev.agentswarm.app.SwarmNode.loadConfig(null)), loopSteps, loopRounds, System.err::println);
             f.putAll(l);
