@@ -31,9 +31,9 @@ import java.util.TreeSet;
  * A Hugging Face model folder: {@code config.json} and its weights, {@code model.safetensors} or the
  * shards named by {@code model.safetensors.index.json}, in BF16, F16 or F32. Loading reads every
  * header first and refuses a missing, unexpected or mis-shaped tensor by name before it copies
- * anything. The data is memory-mapped one tensor at a time and widened to F32 straight into the
- * parameter's own memory (DJL 0.35.1's PyTorch engine aborts on BF16 arrays, so the engine holds
- * F32): the JVM heap never holds a copy of the weights.
+ * anything. The data is read in chunks through one reusable buffer and widened to F32 straight
+ * into the parameter's own memory (DJL 0.35.1's PyTorch engine aborts on BF16 arrays, so the engine
+ * holds F32): neither the heap nor a lingering mapping holds a second copy of the weights.
  */
 public final class HfCheckpoint {
 
@@ -173,6 +173,7 @@ public final class HfCheckpoint {
 
     private static void copyInto(CausalLm model, Map<String, Stored> stored) throws IOException {
         Map<String, Parameter> params = model.namedParameters();
+        ByteBuffer chunk = ByteBuffer.allocateDirect(CHUNK).order(ByteOrder.LITTLE_ENDIAN);
         Map<String, List<HfLayout.Part>> byParam = new LinkedHashMap<>();
         for (HfLayout.Part part : HfLayout.parts(model.config())) {
             byParam.computeIfAbsent(part.param(), k -> new ArrayList<>()).add(part);
@@ -188,32 +189,49 @@ public final class HfCheckpoint {
                     .order(ByteOrder.nativeOrder());
             FloatBuffer floats = target.duplicate().order(ByteOrder.nativeOrder()).asFloatBuffer();
             for (HfLayout.Part part : e.getValue()) {
-                widen(stored.get(part.hfName()), floats, part.rowOffset() * rowWidth, part.elements());
+                widen(stored.get(part.hfName()), floats, part.rowOffset() * rowWidth, part.elements(), chunk);
             }
             if (!inPlace) ModelWeights.overwrite(array, target);
         }
     }
 
-    /** Maps one tensor and writes it as F32 into {@code out} from {@code at}. */
-    private static void widen(Stored s, FloatBuffer out, long at, long elements) throws IOException {
+    /** Bytes read at a time: one buffer, reused for every tensor, bounds what loading holds beside the model. */
+    private static final int CHUNK = 16 << 20;
+
+    /**
+     * Reads one tensor in chunks and writes it as F32 into {@code out} from {@code at}. Read, not
+     * mapped: a mapping stays in the process's resident memory until the collector drops it (1.2 GB
+     * of a 0.6B BF16 checkpoint on top of its 2.4 GB of F32), while pages read go to the page cache.
+     */
+    private static void widen(Stored s, FloatBuffer out, long at, long elements, ByteBuffer chunk) throws IOException {
+        int width = width(s.dtype());
         try (FileChannel ch = FileChannel.open(s.file(), StandardOpenOption.READ)) {
-            ByteBuffer data = ch.map(FileChannel.MapMode.READ_ONLY, s.begin(), s.end() - s.begin()).order(ByteOrder.LITTLE_ENDIAN);
-            int base = Math.toIntExact(at);
-            int n = Math.toIntExact(elements);
-            switch (s.dtype()) {
-                case "F32" -> {
-                    FloatBuffer src = data.asFloatBuffer();
-                    out.put(base, src, 0, n);
+            long position = s.begin();
+            int to = Math.toIntExact(at);
+            long left = elements;
+            while (left > 0) {
+                int n = (int) Math.min(left, chunk.capacity() / width);
+                chunk.clear().limit(n * width);
+                while (chunk.hasRemaining()) {
+                    int read = ch.read(chunk, position + chunk.position());
+                    if (read < 0) throw new IOException(s.file() + " ended inside a tensor");
                 }
-                case "BF16" -> {
-                    var src = data.asShortBuffer();
-                    for (int i = 0; i < n; i++) out.put(base + i, Float.intBitsToFloat((src.get(i) & 0xffff) << 16));
+                chunk.flip();
+                switch (s.dtype()) {
+                    case "F32" -> out.put(to, chunk.asFloatBuffer(), 0, n);
+                    case "BF16" -> {
+                        var src = chunk.asShortBuffer();
+                        for (int i = 0; i < n; i++) out.put(to + i, Float.intBitsToFloat((src.get(i) & 0xffff) << 16));
+                    }
+                    case "F16" -> {
+                        var src = chunk.asShortBuffer();
+                        for (int i = 0; i < n; i++) out.put(to + i, SafetensorsFile.halfToFloat(src.get(i)));
+                    }
+                    default -> throw new IllegalStateException(s.dtype());
                 }
-                case "F16" -> {
-                    var src = data.asShortBuffer();
-                    for (int i = 0; i < n; i++) out.put(base + i, SafetensorsFile.halfToFloat(src.get(i)));
-                }
-                default -> throw new IllegalStateException(s.dtype());
+                position += (long) n * width;
+                to += n;
+                left -= n;
             }
         }
     }
