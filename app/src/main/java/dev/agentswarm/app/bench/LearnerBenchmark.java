@@ -4,6 +4,8 @@ import ai.djl.ndarray.NDManager;
 import dev.agentswarm.learner.optim.AdamW;
 import dev.agentswarm.learner.rl.GroupAdvantages;
 import dev.agentswarm.learner.rl.GrpoStep;
+import dev.agentswarm.policy.model.LoraAdapter;
+import dev.agentswarm.policy.model.LoraSettings;
 import dev.agentswarm.learner.rl.PolicyLoss;
 import dev.agentswarm.learner.rl.RlMicroBatch;
 import dev.agentswarm.learner.rl.RlSample;
@@ -26,18 +28,21 @@ import java.util.function.Consumer;
 public final class LearnerBenchmark {
 
     /**
-     * What a step trains. {@code FULL}: every weight of the model (full fine-tuning). The seam for a
-     * parameter-efficient variant (LoRA) is {@link #trainable}: it would attach adapters to the model
-     * there and hand only theirs to the optimizer; the rest of the step is the same.
+     * What a step trains. {@code FULL}: every weight of the model (full fine-tuning). {@code LORA}: a
+     * rank-16 adapter (alpha 32, no dropout) on all seven linear modules, the base frozen; the rest
+     * of the step is the same.
      */
     public enum Tuning {
-        FULL;
+        FULL, LORA;
 
         public static Tuning parse(String s) {
             for (Tuning t : values()) if (t.name().equalsIgnoreCase(s)) return t;
-            throw new IllegalArgumentException("--tuning " + s + " is not known (known: full)");
+            throw new IllegalArgumentException("--tuning " + s + " is not known (known: full, lora)");
         }
     }
+
+    /** The adapter {@link Tuning#LORA} trains: PEFT's common choice for these models. */
+    static final LoraSettings BENCH_LORA = LoraSettings.allLinear(16, 32, 0.0);
 
     private LearnerBenchmark() {}
 
@@ -74,7 +79,9 @@ public final class LearnerBenchmark {
             f.put("generations", generations);
             List<RlSample> samples = referenceBatch(s.batch(), generations, s.seq(), config.vocab());
             f.put("completion_tokens", samples.stream().mapToInt(RlSample::trainedTokens).sum());
-            try (AdamW optimizer = new AdamW(trainable(model, tuning), new AdamW.Settings(0.9, 0.999, 1e-8, 0.0), root)) {
+            Map<String, Parameter> trained = trainable(model, tuning, root);
+            f.put("trained_parameters", trained.values().stream().mapToLong(p -> p.getArray().getShape().size()).sum());
+            try (AdamW optimizer = new AdamW(trained, new AdamW.Settings(0.9, 0.999, 1e-8, 0.0), root)) {
                 GrpoStep step = new GrpoStep(model, null, optimizer, root,
                         new PolicyLoss(new PolicyLoss.Settings(PolicyLoss.Type.DAPO, 0.2, 0.28, 0, 0)));
                 List<RlMicroBatch> batch = List.of(RlMicroBatch.of(samples, 0));
@@ -85,10 +92,14 @@ public final class LearnerBenchmark {
         }
     }
 
-    /** The parameters the optimizer updates under {@code tuning}, by name. */
-    static Map<String, Parameter> trainable(CausalLm model, Tuning tuning) {
+    /** The parameters the optimizer updates under {@code tuning}, by name (attaching the adapter for LoRA). */
+    static Map<String, Parameter> trainable(CausalLm model, Tuning tuning, NDManager root) {
         return switch (tuning) {
             case FULL -> model.namedParameters();
+            case LORA -> {
+                LoraAdapter.attach(model, BENCH_LORA, root, 1);
+                yield model.trainableParameters();
+            }
         };
     }
 

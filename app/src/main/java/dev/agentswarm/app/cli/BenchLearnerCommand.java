@@ -28,7 +28,8 @@ public final class BenchLearnerCommand implements Callable<Integer> {
                     + " which use the presets, are skipped).")
     Path model;
 
-    @Option(names = "--tuning", defaultValue = "full", description = "What the step trains: full (every weight) (default ${DEFAULT-VALUE}).")
+    @Option(names = "--tuning", defaultValue = "full", description = "What the step trains: full (every weight) or lora (a rank-16 adapter on all linear modules, the base"
+            + " frozen) (default ${DEFAULT-VALUE}).")
     String tuning;
 
     @Option(names = "--swaps", defaultValue = "10", description = "Weight swaps timed, publish to served, on one node and with the server on a second node (default ${DEFAULT-VALUE}).")

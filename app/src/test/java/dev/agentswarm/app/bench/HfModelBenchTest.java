@@ -83,6 +83,18 @@ class HfModelBenchTest {
         assertEquals(referenceChecksum(), j.get("logprob_checksum").asDouble(), 1e-3);
     }
 
+    @Test
+    void learnerWithLoraTrainsOnlyTheAdapter() throws Exception {
+        JsonNode full = swarm("bench", "learner", "--model", model.toString(), "--batch", "8", "--generations", "4", "--seq", "16",
+                "--steps", "1", "--warmup", "1", "--json");
+        JsonNode lora = swarm("bench", "learner", "--model", model.toString(), "--tuning", "lora", "--batch", "8", "--generations", "4",
+                "--seq", "16", "--steps", "1", "--warmup", "1", "--json");
+        assertEquals("lora", lora.get("tuning").asText());
+        long adapter = lora.get("trained_parameters").asLong();
+        assertTrue(adapter > 0 && adapter < full.get("trained_parameters").asLong() / 2, "an adapter is a fraction of the model: " + adapter);
+        assertTrue(lora.get("step_ms_median").asDouble() > 0, lora.toString());
+    }
+
     /** The numpy reference's float64 sum of log-probs over the checksum sequence. */
     private static double referenceChecksum() throws Exception {
         StringBuilder ids = new StringBuilder();
