@@ -56,7 +56,16 @@ class LearnerProcessKillTest {
             assertTrue(LearnerFailoverTest.steps(run) >= 4 && LearnerFailoverTest.steps(run) < 10, "killed mid-run");
             learners.get(0).kill();
 
-            Training.Outcome o = training.get(180, TimeUnit.SECONDS);
+            Training.Outcome o;
+            try {
+                o = training.get(180, TimeUnit.SECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                // Say what the surviving learner did: its output is the only trace of a take-over that never came.
+                List<String> said = learners.get(1).output();
+                throw new AssertionError("the run did not finish within 180 s of the kill (" + LearnerFailoverTest.steps(run)
+                        + " steps); the other learner's last output:\n"
+                        + String.join("\n", said.subList(Math.max(0, said.size() - 60), said.size())), e);
+            }
             assertNull(o.summary().error());
             assertEquals(10, o.summary().steps());
             assertTrue(o.summary().retrained() >= 2, "the batches after the checkpoint were trained again: " + o.summary().retrained());
