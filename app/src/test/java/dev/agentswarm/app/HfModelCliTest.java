@@ -63,15 +63,8 @@ class HfModelCliTest {
     @Test
     void dpoOnAFolderWritesItsWeightsBackInHuggingFaceLayout(@TempDir Path dir) throws Exception {
         Path model = TinyHfModel.write(dir.resolve("tiny-qwen3"), 7);
-        Path pairs = dir.resolve("pairs.jsonl");
-        Files.write(pairs, List.of(
-                "{\"prompt\": \"what is 2 + 2 ?\", \"chosen\": \"4\", \"rejected\": \"no\"}",
-                "{\"prompt\": \"what is 4 + 4 ?\", \"chosen\": \"8\", \"rejected\": \"yes\"}"));
-        Path conf = dir.resolve("dpo.conf");
-        Files.writeString(conf, "agentswarm.learner.dpo { steps = 2, pairs-per-step = 2, pairs-per-pass = 2, learning-rate = 1e-2 }");
         Path run = dir.resolve("run");
-        CliTest.Result r = swarm("dpo", "--model", model.toString(), "--pairs", pairs.toString(), "--config", conf.toString(),
-                "--run-dir", run.toString(), "--json");
+        CliTest.Result r = dpo(dir, model, run);
         assertEquals(0, r.exit(), r.err());
         Path hf = run.resolve("hf");
         for (String f : List.of("config.json", "model.safetensors", "tokenizer.json", "tokenizer_config.json")) {
@@ -152,15 +145,8 @@ class HfModelCliTest {
     @Test
     void dpoWithLoraWritesThePeftAdapterAndTheMergedWeights(@TempDir Path dir) throws Exception {
         Path model = TinyHfModel.write(dir.resolve("tiny-qwen3"), 7);
-        Path pairs = dir.resolve("pairs.jsonl");
-        Files.write(pairs, List.of(
-                "{\"prompt\": \"what is 2 + 2 ?\", \"chosen\": \"4\", \"rejected\": \"no\"}",
-                "{\"prompt\": \"what is 4 + 4 ?\", \"chosen\": \"8\", \"rejected\": \"yes\"}"));
-        Path conf = dir.resolve("dpo.conf");
-        Files.writeString(conf, "agentswarm.learner.dpo { steps = 2, pairs-per-step = 2, pairs-per-pass = 2, learning-rate = 1e-2 }");
         Path run = dir.resolve("run");
-        CliTest.Result r = swarm("dpo", "--model", model.toString(), "--pairs", pairs.toString(), "--config", conf.toString(),
-                "--lora-rank", "4", "--lora-targets", "q_proj,v_proj", "--run-dir", run.toString(), "--json");
+        CliTest.Result r = dpo(dir, model, run, "--lora-rank", "4", "--lora-targets", "q_proj,v_proj");
         assertEquals(0, r.exit(), r.err());
         JsonNode adapter = dev.agentswarm.core.json.Json.parse(Files.readString(run.resolve("adapter/adapter_config.json")));
         assertEquals("LORA", adapter.get("peft_type").asText());
@@ -182,9 +168,23 @@ class HfModelCliTest {
             for (int i = 0; i < 64 * 32; i++) moved |= q0[i] != q1[i]; // the query rows (4 heads × 16) × hidden 32
             assertTrue(moved, "the query rows took the adapter");
         }
-        CliTest.Result bad = swarm("dpo", "--model", model.toString(), "--pairs", pairs.toString(), "--lora-rank", "0");
+        CliTest.Result bad = swarm("dpo", "--model", model.toString(), "--pairs", dir.resolve("pairs.jsonl").toString(), "--lora-rank", "0");
         assertEquals(2, bad.exit());
         assertTrue(bad.err().contains("rank"), bad.err());
+    }
+
+    /** Two steps of DPO on two pairs the tiny vocabulary spells, into {@code run}. */
+    private static CliTest.Result dpo(Path dir, Path model, Path run, String... extra) throws Exception {
+        Path pairs = dir.resolve("pairs.jsonl");
+        Files.write(pairs, List.of(
+                "{\"prompt\": \"what is 2 + 2 ?\", \"chosen\": \"4\", \"rejected\": \"no\"}",
+                "{\"prompt\": \"what is 4 + 4 ?\", \"chosen\": \"8\", \"rejected\": \"yes\"}"));
+        Path conf = dir.resolve("dpo.conf");
+        Files.writeString(conf, "agentswarm.learner.dpo { steps = 2, pairs-per-step = 2, pairs-per-pass = 2, learning-rate = 1e-2 }");
+        List<String> args = new java.util.ArrayList<>(List.of("dpo", "--model", model.toString(), "--pairs", pairs.toString(),
+                "--config", conf.toString(), "--run-dir", run.toString(), "--json"));
+        args.addAll(List.of(extra));
+        return swarm(args.toArray(String[]::new));
     }
 
     private static int[] ints(JsonNode array) {

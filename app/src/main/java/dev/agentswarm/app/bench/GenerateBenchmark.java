@@ -237,15 +237,7 @@ public final class GenerateBenchmark {
         return heap.getUsed();
     }
 
-    /** Resident memory of the process (heap, native tensors, code), from /proc; -1 where there is none. */
     private static long rssBytes() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("\\D", "")) * 1024;
-            }
-        } catch (Exception e) {
-            return -1;
-        }
-        return -1;
+        return BenchModel.rssBytes();
     }
 }
