@@ -66,7 +66,7 @@ public final class GenerateBenchmark {
         int context = s.promptTokens() + s.newTokens();
         int maxBatch = Arrays.stream(s.concurrency()).max().orElse(1);
         Map<String, Object> f = new LinkedHashMap<>();
-        long rssBefore = rssBytes();
+        long rssBefore = BenchModel.rssBytes();
         NDManager manager = NDManager.newBaseManager();
         CausalLm lm;
         ModelConfig shape;
@@ -137,7 +137,7 @@ public final class GenerateBenchmark {
                     perRound[i][r] = tokens / ((System.nanoTime() - t0) / 1e9);
                     if (c == maxBatch && r == 0) {
                         heapServing = heapUsed();
-                        rssServing = rssBytes();
+                        rssServing = BenchModel.rssBytes();
                     }
                     progress.accept(String.format("round %d/%d, concurrency %3d: %,.0f tokens/s", r + 1, s.runs(), c, perRound[i][r]));
                 }
@@ -237,7 +237,4 @@ public final class GenerateBenchmark {
         return heap.getUsed();
     }
 
-    private static long rssBytes() {
-        return BenchModel.rssBytes();
-    }
 }

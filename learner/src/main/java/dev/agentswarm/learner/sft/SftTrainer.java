@@ -16,8 +16,6 @@ import dev.agentswarm.learner.TrainingMemory;
 import dev.agentswarm.policy.chat.ChatFormat;
 import dev.agentswarm.policy.chat.ChatTemplate;
 import dev.agentswarm.policy.chat.HfChatFormat;
-import dev.agentswarm.policy.chat.JinjaChatTemplate;
-import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.policy.hf.HfCheckpoint;
 import dev.agentswarm.policy.hf.HfSaver;
 import dev.agentswarm.policy.hf.PeftAdapter;
@@ -25,8 +23,6 @@ import dev.agentswarm.policy.model.LoraAdapter;
 import dev.agentswarm.policy.model.LoraSettings;
 import dev.agentswarm.policy.tokenizer.HfTokenizer;
 import dev.agentswarm.policy.tokenizer.TextTokenizer;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import dev.agentswarm.policy.model.CausalLm;
 import dev.agentswarm.policy.model.ModelWeights;
 import dev.agentswarm.policy.tokenizer.BpeTokenizer;
@@ -114,11 +110,9 @@ public final class SftTrainer implements AutoCloseable {
         Path modelDir = config.modelDir();
         ChatFormat template;
         if (modelDir != null) {
-            HfTokenizer hfTokenizer = HfTokenizer.load(modelDir);
-            this.tokenizer = hfTokenizer;
-            Map<String, Object> variables = new LinkedHashMap<>(config.templateVariables());
-            variables.putIfAbsent("date_string", EmbeddedModel.PINNED_DATE);
-            template = new HfChatFormat(JinjaChatTemplate.load(modelDir), hfTokenizer, variables);
+            HfChatFormat format = HfChatFormat.load(modelDir, config.templateVariables());
+            this.tokenizer = format.tokenizer();
+            template = format;
         } else {
             BpeTokenizer own = tokenizer(config, parsed, log);
             if (own.vocabSize() > config.model().vocab()) {

@@ -7,7 +7,10 @@ import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.ToolSpec;
 import dev.agentswarm.policy.tokenizer.HfTokenizer;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -35,6 +38,27 @@ public final class HfChatFormat implements ChatFormat {
     private final Map<String, Object> variables;
     private final int[] stops;
     private long untrainedTurns;
+
+    /** The date templates see unless {@code date_string} is given: Llama-3's own fallback. */
+    public static final String PINNED_DATE = "26 Jul 2024";
+
+    /**
+     * A model folder's tokenizer and chat template. Rollout and training render the same prompts only
+     * if the template sees the same date on every node and day (Llama-3's reads strftime_now
+     * otherwise), so {@code date_string} is pinned unless {@code variables} sets it. The caller
+     * closes the format's tokenizer.
+     */
+    public static HfChatFormat load(Path dir, Map<String, Object> variables) throws IOException {
+        HfTokenizer tokenizer = HfTokenizer.load(dir);
+        try {
+            Map<String, Object> vars = new LinkedHashMap<>(variables);
+            vars.putIfAbsent("date_string", PINNED_DATE);
+            return new HfChatFormat(JinjaChatTemplate.load(dir), tokenizer, vars);
+        } catch (IOException | RuntimeException e) {
+            tokenizer.close();
+            throw e;
+        }
+    }
 
     public HfChatFormat(JinjaChatTemplate template, HfTokenizer tokenizer, Map<String, Object> variables) {
         this.template = template;

@@ -5,7 +5,6 @@ import com.typesafe.config.Config;
 import dev.agentswarm.policy.chat.ChatFormat;
 import dev.agentswarm.policy.chat.ChatTemplate;
 import dev.agentswarm.policy.chat.HfChatFormat;
-import dev.agentswarm.policy.chat.JinjaChatTemplate;
 import dev.agentswarm.policy.hf.HfCheckpoint;
 import dev.agentswarm.policy.hf.HfModelConfig;
 import dev.agentswarm.policy.hf.HfSaver;
@@ -120,16 +119,12 @@ public final class EmbeddedModel implements AutoCloseable {
         try {
             HfModelConfig config = HfModelConfig.read(dir, 0);
             int served = context > 0 ? context : Math.min(config.maxPositions(), DEFAULT_CONTEXT);
-            tokenizer = HfTokenizer.load(dir);
+            HfChatFormat format = HfChatFormat.load(dir, variables);
+            tokenizer = format.tokenizer();
             if (tokenizer.vocabSize() > config.model().vocab()) {
                 throw new IllegalArgumentException(dir + ": the tokenizer has " + tokenizer.vocabSize()
                         + " ids, more than the model's vocab_size " + config.model().vocab());
             }
-            // Rollout and training render the same prompts only if the template sees the same date on
-            // every node and day (Llama-3's reads strftime_now otherwise): the template's own fallback date.
-            Map<String, Object> vars = new LinkedHashMap<>(variables);
-            vars.putIfAbsent("date_string", PINNED_DATE);
-            ChatFormat format = new HfChatFormat(JinjaChatTemplate.load(dir), tokenizer, vars);
             CausalLm model = HfCheckpoint.load(dir, manager, served).model();
             long version = weights == null ? 0 : ModelWeights.load(model, weights);
             return new EmbeddedModel(manager, model, format, version, dir, config.withContext(served), tokenizer);
@@ -141,9 +136,6 @@ public final class EmbeddedModel implements AutoCloseable {
             throw e;
         }
     }
-
-    /** The date chat templates see unless template-variables sets date_string: Llama-3's own fallback. */
-    public static final String PINNED_DATE = "26 Jul 2024";
 
     /** Served context of a Hugging Face model when none is configured: rotary tables and caches are sized by it. */
     public static final int DEFAULT_CONTEXT = 8192;
