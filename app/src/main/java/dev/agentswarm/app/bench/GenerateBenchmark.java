@@ -61,6 +61,24 @@ public final class GenerateBenchmark {
 
     private GenerateBenchmark() {}
 
+    /** The preset's fresh model or the loaded folder, with the keys that describe it put into {@code f}. */
+    private static CausalLm openModel(Settings s, int context, NDManager manager, Map<String, Object> f,
+                                      Consumer<String> progress) {
+        if (s.model() == null) {
+            ModelConfig shape = ModelConfig.preset(s.preset()).withContext(context);
+            f.put("preset", shape.name());
+            f.put("parameters", shape.parameters());
+            return CausalLm.create(shape, manager, 0);
+        }
+        progress.accept("loading " + s.model());
+        BenchModel.Opened opened = BenchModel.load(s.model(), manager, context);
+        CausalLm lm = opened.model();
+        f.put("preset", lm.config().name());
+        f.put("parameters", lm.config().parameters());
+        BenchModel.describe(f, s.model(), opened, manager);
+        return lm;
+    }
+
     public static Map<String, Object> run(Settings s, Consumer<String> progress) throws Exception {
         InferenceThreads.noGradHere();
         int context = s.promptTokens() + s.newTokens();
@@ -69,26 +87,14 @@ public final class GenerateBenchmark {
         long rssBefore = BenchModel.rssBytes();
         NDManager manager = NDManager.newBaseManager();
         CausalLm lm;
-        ModelConfig shape;
         try {
-            if (s.model() == null) {
-                shape = ModelConfig.preset(s.preset()).withContext(context);
-                lm = CausalLm.create(shape, manager, 0);
-                f.put("preset", shape.name());
-                f.put("parameters", shape.parameters());
-            } else {
-                progress.accept("loading " + s.model());
-                BenchModel.Opened opened = BenchModel.load(s.model(), manager, context);
-                lm = opened.model();
-                shape = lm.config();
-                f.put("preset", shape.name());
-                f.put("parameters", shape.parameters());
-                BenchModel.describe(f, s.model(), opened, manager);
-            }
+            // Off the main thread, which would otherwise keep an OpenMP team that slows the server's (InferenceThreads).
+            lm = InferenceThreads.onOwnThread("bench-model", () -> openModel(s, context, manager, f, progress));
         } catch (RuntimeException e) {
             manager.close();
             throw e;
         }
+        ModelConfig shape = lm.config();
         if (s.loadOnly()) {
             f.put("rss_bytes_before_model", rssBefore);
             manager.close();
@@ -167,7 +173,8 @@ public final class GenerateBenchmark {
                     long tokens = tokensOf(generate(server, system, 1, s.promptTokens(), idBound, greedy, 100 + r).get(0)
                             .get(10, TimeUnit.MINUTES));
                     cached[r] = tokens / ((System.nanoTime() - t0) / 1e9);
-                    recomputed[r] = recomputeTokensPerSecond(lm, s.promptTokens(), s.newTokens(), idBound);
+                    recomputed[r] = InferenceThreads.onOwnThread("bench-recompute",
+                            () -> recomputeTokensPerSecond(lm, s.promptTokens(), s.newTokens(), idBound));
                     ratio[r] = cached[r] / recomputed[r];
                     progress.accept(String.format("  pair %d: cached %,.0f, recomputed %,.1f tokens/s: %.1f×", r + 1,
                             cached[r], recomputed[r], ratio[r]));

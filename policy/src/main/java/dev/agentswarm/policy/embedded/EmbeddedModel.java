@@ -82,6 +82,10 @@ public final class EmbeddedModel implements AutoCloseable {
 
     /** @param weights a safetensors file, or null for fresh weights drawn with {@code seed} */
     public static EmbeddedModel create(ModelConfig shape, BpeTokenizer tokenizer, Path weights, long seed) {
+        return InferenceThreads.onOwnThread("model-loader", () -> createHere(shape, tokenizer, weights, seed));
+    }
+
+    private static EmbeddedModel createHere(ModelConfig shape, BpeTokenizer tokenizer, Path weights, long seed) {
         if (tokenizer.vocabSize() > shape.vocab()) {
             throw new IllegalArgumentException("the tokenizer has " + tokenizer.vocabSize() + " ids but the model's"
                     + " vocabulary is " + shape.vocab() + ": raise " + ModelConfig.CONFIG_PATH + ".vocab or use a smaller tokenizer");
@@ -111,6 +115,10 @@ public final class EmbeddedModel implements AutoCloseable {
      * @param weights the learner's checkpoint to load over the folder's weights, or null
      */
     public static EmbeddedModel fromModelDir(Path dir, int context, Map<String, Object> variables, Path weights) {
+        return InferenceThreads.onOwnThread("model-loader", () -> fromModelDirHere(dir, context, variables, weights));
+    }
+
+    private static EmbeddedModel fromModelDirHere(Path dir, int context, Map<String, Object> variables, Path weights) {
         if (!Files.isDirectory(dir)) throw new IllegalArgumentException(CONFIG_PATH + ".model-dir: no folder at " + dir);
         checkWeightsFile(weights);
         InferenceThreads.noGradHere();

@@ -215,14 +215,16 @@ public final class CausalLm extends AbstractBlock {
      */
     private NDArray[] nextTokenLogProbs(ParameterStore ps, NDArray ids, boolean training, boolean entropy) {
         long t = ids.getShape().get(1);
-        try (NDArray logits = logits(ps, ids, training);
-             NDArray shifted = logits.get(new NDIndex(":, :{}, :", t - 1));
-             NDArray logp = shifted.logSoftmax(2)) {
+        // The last position predicts nothing here: cut it from the (B, T, E) hidden states, not from the
+        // (B, T, V) logits, whose slice would cost a vocabulary-wide zero-filled gradient in the backward.
+        NDArray hidden = hidden(ps, ids, training).get(new NDIndex(":, :{}, :", t - 1));
+        try (NDArray logits = head(ps, hidden, training);
+             NDArray logp = logits.logSoftmax(2)) {
             NDArray next = ids.get(new NDIndex(":, 1:")).expandDims(2);
             NDArray taken = logp.gather(next, 2).squeeze(2);
             if (!entropy) return new NDArray[] {taken};
-            try (NDArray detached = logp.stopGradient(); NDArray p = detached.exp(); NDArray plogp = p.mul(detached)) {
-                return new NDArray[] {taken, plogp.sum(new int[] {2}).neg()};
+            try (NDArray detached = logp.stopGradient(); NDArray plogp = detached.exp().muli(detached)) {
+                return new NDArray[] {taken, plogp.sum(new int[] {2}).neg()}; // one (B, T, V) temporary, not two
             }
         }
     }

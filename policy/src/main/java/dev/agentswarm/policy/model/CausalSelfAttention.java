@@ -66,18 +66,18 @@ public final class CausalSelfAttention extends AbstractBlock {
         long b = x.getShape().get(0);
         long t = x.getShape().get(1);
         NDArray proj = project(ps, x, training);
-        // (B, T, rows, dh) → (B, rows, T, dh): q, k and v rotate (and q scales) in one pass.
-        NDArray rows = normed(ps, proj.reshape(b, t, heads + 2L * kvHeads, headSize).transpose(0, 2, 1, 3), training);
-        NDArray rotated = rotary.rotate(rows, in.rotary());
+        // (B, T, rows, dh) → (B, rows, T, dh); the tables are (rows, T, dh).
+        NDArray[] qkv = queryKeyValue(ps, proj.reshape(b, t, heads + 2L * kvHeads, headSize).transpose(0, 2, 1, 3),
+                1, in.rotary(), 0, training);
+        NDArray q = qkv[0];
+        NDArray k = qkv[1];
+        NDArray v = qkv[2];
         if (in.cache() != null) {
-            NDArray keysValues = rotated.get(":, {}:", heads).reshape(b, 2, kvHeads, t, headSize).transpose(1, 0, 2, 3, 4);
+            NDArray keysValues = NDArrays.stack(new NDList(k, v), 0); // (2, B, kvHeads, T, dh)
             in.cache().writeBlock(layer, in.firstSlot(), keysValues);
         }
-        NDArray q = rotated.get(":, :{}", heads);
-        NDArray k = rotated.get(":, {}:{}", heads, heads + kvHeads);
-        NDArray v = rotated.get(":, {}:", heads + kvHeads);
         if (group > 1) q = q.reshape(b, kvHeads, group * t, headSize); // a group's queries, stacked along time
-        NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).add(in.mask());
+        NDArray scores = q.matMul(k.transpose(0, 1, 3, 2)).addi(in.mask()); // in place: the product's backward needs only q and k
         NDArray mixed = scores.softmax(-1).matMul(v).reshape(b, heads, t, headSize);
         NDArray merged = mixed.transpose(0, 2, 1, 3).reshape(b, t, (long) heads * headSize);
         return output(ps, merged, training);
@@ -91,14 +91,40 @@ public final class CausalSelfAttention extends AbstractBlock {
     private NDArray step(ParameterStore ps, NDArray x, int layer, AttentionInputs in) {
         long n = x.getShape().get(0);
         NDArray proj = project(ps, x, false).reshape(n, heads + 2L * kvHeads, headSize);
-        NDArray rotated = rotary.rotate(normed(ps, proj, false), in.rotary()); // (n, rows, dh)
-        in.cache().writeStep(layer, in.step(), rotated.get(":, {}:", heads).reshape(n, 2, kvHeads, headSize));
+        NDArray[] qkv = queryKeyValue(ps, proj, 1, in.rotary(), 1, false); // tables (n, rows, dh)
+        in.cache().writeStep(layer, in.step(), NDArrays.stack(new NDList(qkv[1], qkv[2]), 1)); // (n, 2, kvHeads, dh)
         NDArray[] kv = in.cache().read(x.getManager(), layer, in.step());
-        NDArray q = rotated.get(":, :{}", heads).reshape(n, kvHeads, group, headSize);
+        NDArray q = qkv[0].reshape(n, kvHeads, group, headSize);
         NDArray scores = q.matMul(kv[0].transpose(0, 1, 3, 2)); // (n, kvHeads, group, visible)
         if (in.mask() != null) scores = scores.add(in.mask());
         NDArray mixed = scores.softmax(-1).matMul(kv[1]).reshape(n, (long) heads * headSize);
         return output(ps, mixed, false);
+    }
+
+    /**
+     * q, k and v of a projection whose head rows lie on {@code axis}: q and k normed (Qwen3) and
+     * rotated, v as projected. One split, whose backward is one concatenation: slicing q, k and v
+     * apart cost a zero-filled projection-sized gradient per slice, and as much again to sum them.
+     *
+     * @param tables rotary cos and sin laid out like the projection, head rows on {@code tableAxis}
+     */
+    private NDArray[] queryKeyValue(ParameterStore ps, NDArray rows, int axis, NDArray[] tables, int tableAxis,
+                                    boolean training) {
+        long[] at = {heads, heads + kvHeads};
+        NDList parts = rows.split(at, axis);
+        NDList cos = tables[0].split(at, tableAxis);
+        NDList sin = tables[1].split(at, tableAxis);
+        NDArray q = parts.get(0);
+        NDArray k = parts.get(1);
+        if (qNorm != null) {
+            q = qNorm.forward(ps, q, training);
+            k = kNorm.forward(ps, k, training);
+        }
+        return new NDArray[] {
+            rotary.rotate(q, new NDArray[] {cos.get(0), sin.get(0)}),
+            rotary.rotate(k, new NDArray[] {cos.get(1), sin.get(1)}),
+            parts.get(2)
+        };
     }
 
     /** The fused q|k|v projection, with the LoRA updates of q, k and v in their rows. */
@@ -110,14 +136,6 @@ public final class CausalSelfAttention extends AbstractBlock {
     private NDArray output(ParameterStore ps, NDArray mixed, boolean training) {
         NDArray y = out.forward(ps, new NDList(mixed), training).head();
         return lora == null ? y : lora.apply(ps, LoraTarget.O_PROJ, mixed, y, training);
-    }
-
-    /** Qwen3's RMSNorm of each query and key head (head rows on axis 1); values and other families pass through. */
-    private NDArray normed(ParameterStore ps, NDArray rows, boolean training) {
-        if (qNorm == null) return rows;
-        NDArray q = qNorm.forward(ps, rows.get(":, :{}", heads), training);
-        NDArray k = kNorm.forward(ps, rows.get(":, {}:{}", heads, heads + kvHeads), training);
-        return NDArrays.concat(new NDList(q, k, rows.get(":, {}:", heads + kvHeads)), 1);
     }
 
     @Override

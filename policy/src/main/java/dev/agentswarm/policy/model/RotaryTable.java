@@ -1,6 +1,8 @@
 package dev.agentswarm.policy.model;
 
 import ai.djl.ndarray.NDArray;
+import ai.djl.ndarray.NDArrays;
+import ai.djl.ndarray.NDList;
 import ai.djl.ndarray.NDManager;
 import ai.djl.ndarray.index.NDIndex;
 import ai.djl.ndarray.types.Shape;
@@ -30,7 +32,6 @@ public final class RotaryTable implements AutoCloseable {
     /** The same tables in Java, for the hybrid decoder. */
     private final float[] cosTable;
     private final float[] sinTable;
-    private final NDArray rotateHalf;
     /** For each head row of the projection, its part: 0 query, 1 key, 2 value. */
     private final long[] partOfRow;
     private final int positions;
@@ -64,16 +65,14 @@ public final class RotaryTable implements AutoCloseable {
         cosTable = c;
         sinTable = s;
         cos = manager.create(c, new Shape(positions, width));
-        sin = manager.create(s, new Shape(positions, width));
+        // The engine's sin carries rotateHalf's sign: rotateHalf(x)·sin = swapHalves(x)·(-sin₁ | sin₂).
+        float[] signed = s.clone();
+        for (int p = 0; p < positions * 3; p++) {
+            for (int i = 0; i < half; i++) signed[p * headSize + i] = -signed[p * headSize + i];
+        }
+        sin = manager.create(signed, new Shape(positions, width));
         cosRows = cos.reshape((long) positions * 3, headSize);
         sinRows = sin.reshape((long) positions * 3, headSize);
-        // rotateHalf(x) = cat(-x2, x1) = x @ R with R[i + half, i] = -1 and R[i, i + half] = 1.
-        float[] r = new float[headSize * headSize];
-        for (int i = 0; i < half; i++) {
-            r[(i + half) * headSize + i] = -1f;
-            r[i * headSize + i + half] = 1f;
-        }
-        rotateHalf = manager.create(r, new Shape(headSize, headSize));
         partOfRow = new long[config.projectionHeads()];
         for (int j = 0; j < partOfRow.length; j++) {
             partOfRow[j] = j < config.heads() ? 0 : j < config.heads() + config.kvHeads() ? 1 : 2;
@@ -134,9 +133,16 @@ public final class RotaryTable implements AutoCloseable {
         return positions.getNDArrayInternal().embedding(positions, table, SparseFormat.DENSE).head();
     }
 
-    /** {@code x·cos + rotateHalf(x)·sin}, with x's last axis the head dimension. */
+    /**
+     * {@code x·cos + rotateHalf(x)·sin}, with x's last axis the head dimension, written as
+     * {@code x·cos + swapHalves(x)·signedSin}: a copy instead of a product with a (dh × dh) permutation,
+     * which cost 2·dh flops per element (a tenth of a Qwen3-0.6B layer's training flops at dh 128).
+     */
     public NDArray rotate(NDArray x, NDArray[] cosSin) {
-        return x.mul(cosSin[0]).add(x.matMul(rotateHalf).mul(cosSin[1]));
+        int last = x.getShape().dimension() - 1;
+        NDList halves = x.split(2, last); // one split: its backward is one concatenation, not two zero-filled slices
+        NDArray swapped = NDArrays.concat(new NDList(halves.get(1), halves.get(0)), last);
+        return x.mul(cosSin[0]).addi(swapped.muli(cosSin[1]));
     }
 
     @Override
@@ -145,6 +151,5 @@ public final class RotaryTable implements AutoCloseable {
         sin.close();
         cosRows.close();
         sinRows.close();
-        rotateHalf.close();
     }
 }
