@@ -55,19 +55,41 @@ public final class RoundState {
 
     /** Pending sub-tasks whose dependencies are all done, in plan order, at most {@code slots}; they are now running. */
     public List<SubTask> start(int slots) {
-        List<SubTask> started = new ArrayList<>();
-        if (stoppedBecause != null) return started;
+        List<SubTask> ready = ready(slots);
+        for (SubTask t : ready) started(t.id());
+        return ready;
+    }
+
+    /** Pending sub-tasks whose dependencies are all done, in plan order, at most {@code slots}; nothing changes. */
+    public List<SubTask> ready(int slots) {
+        List<SubTask> ready = new ArrayList<>();
+        if (stoppedBecause != null) return ready;
         for (SubTask t : plan.subTasks()) {
-            if (started.size() >= slots) break;
-            Status s = status.get(t.id());
-            if (s.state() != State.PENDING) continue;
-            boolean ready = true;
-            for (String d : t.dependsOn()) ready &= status.get(d).state() == State.DONE;
-            if (!ready) continue;
-            status.put(t.id(), new Status(State.RUNNING, null, null, s.attempts() + 1, s.steps(), s.tokens()));
-            started.add(t);
+            if (ready.size() >= slots) break;
+            if (status.get(t.id()).state() == State.PENDING && dependenciesDone(t)) ready.add(t);
         }
-        return started;
+        return ready;
+    }
+
+    /** Sub-task {@code id}'s first attempt starts; it must be pending with its dependencies done, and the round not stopped. */
+    public void started(String id) {
+        Status s = status.get(id);
+        if (s == null) throw new IllegalStateException("no sub-task " + id + " in round " + round);
+        if (s.state() != State.PENDING || stoppedBecause != null || !dependenciesDone(plan.subTask(id))) {
+            throw new IllegalStateException("sub-task " + id + " of round " + round + " cannot start: " + s.state()
+                    + (stoppedBecause != null ? ", the round stopped (" + stoppedBecause + ")" : ""));
+        }
+        status.put(id, new Status(State.RUNNING, null, null, s.attempts() + 1, s.steps(), s.tokens()));
+    }
+
+    private boolean dependenciesDone(SubTask t) {
+        for (String d : t.dependsOn()) if (status.get(d).state() != State.DONE) return false;
+        return true;
+    }
+
+    /** Every sub-task's status, in plan order (a copy). */
+    public Map<String, Status> statuses() {
+        return new LinkedHashMap<>(status);
     }
 
     /** A running sub-task goes again (a retry): one more attempt, its steps so far kept. */

@@ -1,0 +1,47 @@
+package dev.agentswarm.orchestrator.swarm;
+
+import dev.agentswarm.core.CborSerializable;
+import dev.agentswarm.core.protocol.StopReason;
+import java.util.Map;
+
+/**
+ * What an orchestrator journals, in the order it happened: enough for {@link SwarmLedger} to rebuild its
+ * state exactly after a crash, so that nothing planned is planned again and no finished sub-agent runs
+ * again. Events carry answers and counts, never trajectories: those stay in the run's trajectory files,
+ * named by {@link AttemptEnded#trajectoryRef()}.
+ */
+public sealed interface SwarmEvent extends CborSerializable {
+
+    /** A {@code spawn_subagents} call accepted as round {@code round}, made at the orchestrator's turn {@code turn}. */
+    record RoundPlanned(int round, int turn, Plan plan, Map<String, String> agents) implements SwarmEvent {
+        public RoundPlanned {
+            agents = Map.copyOf(agents);
+        }
+    }
+
+    /** Attempt {@code attempt} of a sub-task of round {@code round} started as episode {@code episodeId}. */
+    record AttemptStarted(int round, String subTaskId, String agent, int attempt, String episodeId, boolean onSwarmClock)
+            implements SwarmEvent {}
+
+    /** How an attempt ended, as the round counts it. */
+    enum Outcome { DONE, FAILED, CANCELLED, RETRIED }
+
+    /**
+     * An attempt ended: its answer (DONE) or why not (the others), the critical steps and tokens it
+     * spent, the policy turns it used, and where its trajectory was written (null when none was).
+     */
+    record AttemptEnded(String episodeId, Outcome outcome, String text, long steps, long tokens, long turns,
+                        String trajectoryRef) implements SwarmEvent {}
+
+    /** A budget ran out: running sub-agents were cancelled, and no more start. */
+    record BudgetExhausted(String budget, String detail) implements SwarmEvent {}
+
+    /** Nothing more starts in the round (join reached, budget spent, orchestrator gone); pending sub-tasks are skipped. */
+    record RoundStopped(int round, String why) implements SwarmEvent {}
+
+    /** The round's observation went back to the orchestrator's episode. */
+    record RoundEnded(int round) implements SwarmEvent {}
+
+    /** The orchestrator's own episode ended: the swarm's answer (null without one) and why it stopped. */
+    record SwarmEnded(String answer, StopReason stopReason, String error, long turns, long tokens) implements SwarmEvent {}
+}
