@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.environment.TaskEnvironments;
 import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
@@ -112,6 +113,15 @@ public final class EpisodeHarness implements AutoCloseable {
         }
         probe.expectNoMessage(Duration.ofMillis(20)); // exactly one answer per episode
         return episodeIds.stream().map(byId::get).toList();
+    }
+
+    /** Runs episode {@code episodeId} on {@code task}, resuming after {@code history} (what it did before a crash). */
+    public Trajectory resume(String episodeId, Task task, EpisodeSpec spec, EpisodeHistory history) {
+        TestProbe<Trajectory> probe = kit.createTestProbe(Trajectory.class);
+        worker.tell(new RunEpisode(episodeId, task.id(), task, spec, 0, probe.getRef()).withHistory(history));
+        Trajectory t = probe.receiveMessage(Duration.ofMillis(spec.deadlineMillis()).plusSeconds(10));
+        probe.expectNoMessage(Duration.ofMillis(20));
+        return t;
     }
 
     public ActorTestKit kit() {

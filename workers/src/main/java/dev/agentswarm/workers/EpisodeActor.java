@@ -7,6 +7,7 @@ import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.PromptIds;
 import dev.agentswarm.core.protocol.CompletionRequest;
+import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.EpisodeStats;
 import dev.agentswarm.core.protocol.Message;
@@ -102,6 +103,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private final long deadlineAtNanos;
     private CompletableFuture<Completion> pendingPolicy;
     private int inlineDepth;
+    /** What the episode did before a crash: its steps replace the policy and the tools until they run out. */
+    private final List<EpisodeHistory.Step> history;
+    /** The recorded step of the turn in progress, or null when the turn is live. */
+    private EpisodeHistory.Step replaying;
 
     /**
      * Starts the episode, or replies at once with {@link StopReason#INVALID_REQUEST} when its
@@ -132,6 +137,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         this.setup = setup;
         this.policy = policy;
         this.replyTo = replyTo;
+        this.history = request.history().steps();
         Message task = Message.user(request.task().prompt());
         this.prompt = List.of(setup.systemMessage, task);
         messages.add(setup.systemMessage);
@@ -192,14 +198,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         CompletionRequest req = new CompletionRequest(request.episodeId(), policyTurns, context,
                 setup.format.nativeTools() ? setup.toolSpecs : List.of(), spec.toolChoice(), turnSampling);
         turnStartNanos = System.nanoTime();
-        CompletableFuture<Completion> answer;
-        try {
-            CompletionStage<Completion> stage = policy.complete(req);
-            answer = stage == null ? CompletableFuture.failedFuture(new IllegalStateException("the policy returned no answer stage"))
-                    : stage.toCompletableFuture();
-        } catch (RuntimeException e) {
-            answer = CompletableFuture.failedFuture(e);
-        }
+        replaying = policyTurns <= history.size() ? history.get(policyTurns - 1) : null;
+        // Resuming: the policy said this before the crash, after the same context.
+        CompletableFuture<Completion> answer = replaying != null
+                ? CompletableFuture.completedFuture(replaying.completion()) : ask(req);
         pendingPolicy = answer;
         // An answer that is already there (in-process policies) is handled now, without a message
         // round trip, up to a small depth: then a message hop unwinds the stack and lets a queued
@@ -214,6 +216,16 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         }
         getContext().pipeToSelf(answer, PolicyAnswered::new);
         return this;
+    }
+
+    private CompletableFuture<Completion> ask(CompletionRequest req) {
+        try {
+            CompletionStage<Completion> stage = policy.complete(req);
+            return stage == null ? CompletableFuture.failedFuture(new IllegalStateException("the policy returned no answer stage"))
+                    : stage.toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private static <T, M> M completed(CompletableFuture<T> done, java.util.function.BiFunction<T, Throwable, M> adapt) {
@@ -286,6 +298,11 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         List<CompletableFuture<ToolResult>> futures = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             ToolCall call = calls.get(i);
+            ToolResult recorded = replaying == null ? null : replaying.result(call.id());
+            if (recorded != null) { // done before the crash: never run twice
+                futures.add(CompletableFuture.completedFuture(recorded));
+                continue;
+            }
             if (request.swarm() != null && SwarmProtocol.SPAWN_TOOL.equals(call.name())) {
                 futures.add(askSwarm(call));
                 continue;

@@ -23,24 +23,40 @@ public final class WorkerProtocol {
      * is set when a swarm runs the episode: it answers the episode's {@code spawn_subagents} calls and
      * hears its progress (null otherwise). {@code receipts}, when set, hears where the episode runs
      * ({@link Accepted}) and when a worker gives it back unanswered ({@link Released}): what a
-     * requester needs to re-send at once when a node dies or hands its workers off.
+     * requester needs to re-send at once when a node dies or hands its workers off. {@code history},
+     * when not empty, is what the episode did before a crash: it resumes after it ({@link EpisodeHistory}).
      */
     public record RunEpisode(String episodeId, String groupId, Task task, EpisodeSpec spec, long policyVersionAtLeast,
-                             ActorRef<Trajectory> replyTo, ActorRef<SwarmProtocol.Command> swarm, ActorRef<Receipt> receipts)
+                             ActorRef<Trajectory> replyTo, ActorRef<SwarmProtocol.Command> swarm, ActorRef<Receipt> receipts,
+                             EpisodeHistory history)
             implements Command {
+
+        public RunEpisode {
+            history = history == null ? EpisodeHistory.NONE : history;
+        }
+
+        public RunEpisode(String episodeId, String groupId, Task task, EpisodeSpec spec, long policyVersionAtLeast,
+                          ActorRef<Trajectory> replyTo, ActorRef<SwarmProtocol.Command> swarm, ActorRef<Receipt> receipts) {
+            this(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, swarm, receipts, null);
+        }
 
         public RunEpisode(String episodeId, String groupId, Task task, EpisodeSpec spec, long policyVersionAtLeast,
                           ActorRef<Trajectory> replyTo, ActorRef<SwarmProtocol.Command> swarm) {
-            this(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, swarm, null);
+            this(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, swarm, null, null);
         }
 
         public RunEpisode(String episodeId, String groupId, Task task, EpisodeSpec spec, long policyVersionAtLeast,
                           ActorRef<Trajectory> replyTo) {
-            this(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, null, null);
+            this(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, null, null, null);
         }
 
         public RunEpisode withReceipts(ActorRef<Receipt> to) {
-            return new RunEpisode(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, swarm, to);
+            return new RunEpisode(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, swarm, to, history);
+        }
+
+        /** The same episode, resuming after {@code done}. */
+        public RunEpisode withHistory(EpisodeHistory done) {
+            return new RunEpisode(episodeId, groupId, task, spec, policyVersionAtLeast, replyTo, swarm, receipts, done);
         }
     }
 

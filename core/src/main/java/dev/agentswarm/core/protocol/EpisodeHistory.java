@@ -1,0 +1,42 @@
+package dev.agentswarm.core.protocol;
+
+import dev.agentswarm.core.CborSerializable;
+import java.util.List;
+
+/**
+ * What an episode has done, step by step, as a journal keeps it: each step is the policy's completion
+ * (with its token ids and log-probs) and the results of the tool calls it asked for. An episode started
+ * with a history resumes after it: the recorded completions stand in for the policy and the recorded
+ * results for the tools, through the same loop, so the conversation the policy sees next is the one it
+ * would have seen, no recorded tool call runs again, and the trajectory is the uninterrupted one's.
+ *
+ * <p>A step's {@code results} are null when the crash came between the completion and the end of its
+ * tool calls: the calls were in flight, and are run again (a tool call in flight is at-least-once).
+ */
+public record EpisodeHistory(List<Step> steps) implements CborSerializable {
+
+    /** One policy turn: its completion, and its tool results in call order (null: the calls were in flight). */
+    public record Step(Completion completion, List<ToolResult> results) implements CborSerializable {
+        public Step {
+            if (completion == null) throw new IllegalArgumentException("a step without a completion");
+            results = results == null ? null : List.copyOf(results);
+        }
+
+        /** The recorded result of call {@code callId}, or null. */
+        public ToolResult result(String callId) {
+            if (results == null) return null;
+            for (ToolResult r : results) if (r.callId().equals(callId)) return r;
+            return null;
+        }
+    }
+
+    public static final EpisodeHistory NONE = new EpisodeHistory(List.of());
+
+    public EpisodeHistory {
+        steps = List.copyOf(steps);
+    }
+
+    public boolean isEmpty() {
+        return steps.isEmpty();
+    }
+}
