@@ -42,6 +42,15 @@ class SwarmJournalTest {
         return kit.spawn(new SwarmJournal(swarm, owner.getRef()));
     }
 
+    /** A new swarm's journal holding the first {@code n} events, written. */
+    private static ActorRef<SwarmJournal.Command> newJournalWith(String swarm, TestProbe<SwarmJournal.Reply> owner, int n) {
+        ActorRef<SwarmJournal.Command> journal = open(swarm, owner);
+        assertEquals(List.of(), owner.expectMessageClass(SwarmJournal.Ready.class).events());
+        journal.tell(new SwarmJournal.Append(0, events().subList(0, n)));
+        writtenUpTo(owner, n);
+        return journal;
+    }
+
     private static long writtenUpTo(TestProbe<SwarmJournal.Reply> owner, long wanted) {
         long got = -1;
         while (got < wanted) got = owner.expectMessageClass(SwarmJournal.Written.class, Duration.ofSeconds(5)).events();
@@ -68,11 +77,8 @@ class SwarmJournalTest {
     @Test
     void aBatchSentAgainKeepsOnlyWhatTheJournalLacks() {
         TestProbe<SwarmJournal.Reply> owner = kit.createTestProbe();
-        ActorRef<SwarmJournal.Command> journal = open("s2", owner);
-        owner.expectMessageClass(SwarmJournal.Ready.class);
+        ActorRef<SwarmJournal.Command> journal = newJournalWith("s2", owner, 6);
         List<SwarmEvent> all = events();
-        journal.tell(new SwarmJournal.Append(0, all.subList(0, 6)));
-        writtenUpTo(owner, 6);
         journal.tell(new SwarmJournal.Append(3, all.subList(3, 9))); // 3..5 again, 6..8 new
         assertEquals(9, writtenUpTo(owner, 9));
         journal.tell(new SwarmJournal.Append(0, all.subList(0, 4))); // all of it known
@@ -85,11 +91,8 @@ class SwarmJournalTest {
     @Test
     void aFailedWriteRestartsTheJournalWhichRecoversAndTakesTheRestAgain() {
         TestProbe<SwarmJournal.Reply> owner = kit.createTestProbe();
-        ActorRef<SwarmJournal.Command> journal = open("s3", owner);
-        owner.expectMessageClass(SwarmJournal.Ready.class);
+        ActorRef<SwarmJournal.Command> journal = newJournalWith("s3", owner, 4);
         List<SwarmEvent> all = events();
-        journal.tell(new SwarmJournal.Append(0, all.subList(0, 4)));
-        writtenUpTo(owner, 4);
         journalKit.failNextPersisted(); // the database goes away for one write
         journal.tell(new SwarmJournal.Append(4, all.subList(4, 8)));
         TestProbe<Object> watcher = kit.createTestProbe();
