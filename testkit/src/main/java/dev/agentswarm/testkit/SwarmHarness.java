@@ -84,6 +84,21 @@ public final class SwarmHarness {
         return runOn(runId, task, trace, lossy);
     }
 
+    /**
+     * Starts a durable swarm (its journal on the kit's persistence plugin) on this harness's worker and
+     * returns at once: {@code result} hears its answer. Stopping the worker and the orchestrator is the
+     * harness's crash; a new harness's durable swarm with the same run id resumes from the journal.
+     */
+    public ActorRef<Orchestrator.Command> startDurable(String runId, Task task, SwarmTrace trace, ActorRef<SwarmResult> result) {
+        return kit.spawn(Orchestrator.createDurable(settings, Orchestrator.Place.root(runId), task, WorkerRoute.direct(worker), trace,
+                result));
+    }
+
+    /** The worker the harness's swarms run on. */
+    public ActorRef<WorkerProtocol.Command> worker() {
+        return worker;
+    }
+
     public SwarmResult run(String runId, Task task) {
         try (SwarmTrace trace = SwarmTrace.inMemory()) {
             return run(runId, task, trace);

@@ -107,6 +107,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private final List<EpisodeHistory.Step> history;
     /** The recorded step of the turn in progress, or null when the turn is live. */
     private EpisodeHistory.Step replaying;
+    /** The completion of the turn whose tool calls are running, when its swarm must hear their results. */
+    private Completion stepOpen;
 
     /**
      * Starts the episode, or replies at once with {@link StopReason#INVALID_REQUEST} when its
@@ -264,6 +266,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         turns.add(turn);
         append(setup.format.assistantMessage(c, parsed));
         reportProgress(calls, finishAnswer, parsed);
+        recordStep(c, finishAnswer == null && !calls.isEmpty());
 
         if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
         if (!calls.isEmpty()) {
@@ -360,9 +363,29 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         request.swarm().tell(new SwarmProtocol.EpisodeProgress(request.episodeId(), policyTurns, action, completionTokens));
     }
 
+    /**
+     * Tells the swarm running this episode what the policy said this turn, so a durable swarm can
+     * resume the episode after it: with no results when there is nothing to run, otherwise with results
+     * to come ({@link #onToolsDone}). A recorded turn being replayed is not told again, unless its calls
+     * were in flight at the crash.
+     */
+    private void recordStep(Completion c, boolean toolsToRun) {
+        stepOpen = null;
+        if (request.swarm() == null) return;
+        if (replaying == null) {
+            request.swarm().tell(new SwarmProtocol.StepRecorded(request.episodeId(), policyTurns,
+                    new EpisodeHistory.Step(c, toolsToRun ? null : List.of())));
+        }
+        if (toolsToRun && (replaying == null || replaying.results() == null)) stepOpen = c;
+    }
+
     private Behavior<Command> onToolsDone(ToolsDone done) {
         pendingTools = List.of();
         List<ToolResult> results = done.results();
+        if (stepOpen != null) {
+            request.swarm().tell(new SwarmProtocol.StepRecorded(request.episodeId(), policyTurns, new EpisodeHistory.Step(stepOpen, results)));
+            stepOpen = null;
+        }
         toolCalls += results.size();
         for (ToolResult r : results) if (r.ok()) toolSuccesses++;
         List<Message> obs = setup.format.observations(results);

@@ -35,4 +35,11 @@ public final class SwarmProtocol {
      * an error) and the tokens it has generated so far.
      */
     public record EpisodeProgress(String episodeId, int turns, String lastAction, int tokens) implements Command {}
+
+    /**
+     * An episode of a swarm recorded policy turn {@code turn} (1-based): its completion, then again with its
+     * tool results once they are in ({@code record.results()} null until then). A durable swarm journals
+     * these, so the episode can resume after them ({@link EpisodeHistory}).
+     */
+    public record StepRecorded(String episodeId, int turn, EpisodeHistory.Step record) implements Command {}
 }

@@ -3,6 +3,7 @@ package dev.agentswarm.orchestrator.swarm;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.SwarmProtocol;
@@ -69,6 +70,12 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     private enum SubAgentDeadline implements Command { INSTANCE }
 
+    private record FromJournal(SwarmJournal.Reply reply) implements Command {}
+
+    private enum JournalStopped implements Command { INSTANCE }
+
+    private enum ReopenJournal implements Command { INSTANCE }
+
     /** Where this orchestrator sits in the tree and who hears from it. */
     public record Place(String runId, String agent, int depth, ActorRef<Command> parent) {
         public static Place root(String runId) {
@@ -102,7 +109,16 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private final Map<String, Attempt> running = new HashMap<>();
     private final Map<String, ActorRef<Command>> nested = new HashMap<>();
     private final Map<String, long[]> reported = new HashMap<>(); // episode id -> {turns, tokens} reported so far
-    private final Set<String> usedAgents = new HashSet<>();
+    /** The swarm's state as its journal tells it; every change goes through {@link #record}. */
+    private final SwarmLedger ledger;
+    /** The write-behind journal of a durable orchestrator, null otherwise. */
+    private ActorRef<SwarmJournal.Command> journal;
+    private final ActorRef<SwarmJournal.Reply> journalReplies;
+    /** Events the journal has not confirmed yet, the first being event number {@code confirmed}. */
+    private final List<SwarmEvent> unconfirmed = new ArrayList<>();
+    private long confirmed;
+    /** A durable swarm's result, held until the journal has its last event. */
+    private SwarmResult pendingResult;
     private final List<SpawnRound> rounds = new ArrayList<>();
     private final Map<String, List<Trajectory>> trajectories = new LinkedHashMap<>();
     private final Map<String, SwarmResult> nestedResults = new HashMap<>();
@@ -119,12 +135,54 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     public static Behavior<Command> create(SwarmSettings settings, Place place, Task task, WorkerRoute route, SwarmTrace trace,
                                            ActorRef<SwarmResult> replyTo) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-                new Orchestrator(ctx, timers, settings, place, task, route, trace, replyTo).start()));
+                new Orchestrator(ctx, timers, settings, place, task, route, trace, replyTo, new SwarmLedger(), null, null).start()));
+    }
+
+    /**
+     * A durable orchestrator: its events go to its journal ({@link SwarmJournal}, persistence id
+     * {@code swarm|RUN:AGENT}, on the actor system's journal plugin), and when that journal already holds
+     * events it resumes from them instead of starting: sub-agents that finished are not run again, those
+     * that were running resume after their recorded turns, the orchestrator's own episode too, and a round
+     * that was planned is never planned again. Its nested orchestrators are durable too.
+     */
+    public static Behavior<Command> createDurable(SwarmSettings settings, Place place, Task task, WorkerRoute route,
+                                                  SwarmTrace trace, ActorRef<SwarmResult> replyTo) {
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(100_000, stash -> {
+            ActorRef<SwarmJournal.Reply> replies = ctx.messageAdapter(SwarmJournal.Reply.class, FromJournal::new);
+            ActorRef<SwarmJournal.Command> journal = ctx.spawn(new SwarmJournal(journalId(place), replies), "journal");
+            ctx.watchWith(journal, JournalStopped.INSTANCE);
+            return Behaviors.receive(Command.class)
+                    .onMessage(FromJournal.class, f -> f.reply() instanceof SwarmJournal.Ready, f -> {
+                        List<SwarmEvent> events = ((SwarmJournal.Ready) f.reply()).events();
+                        Orchestrator o = new Orchestrator(ctx, timers, settings, place, task, route, trace, replyTo,
+                                SwarmLedger.replay(events), journal, replies);
+                        return stash.unstashAll(events.isEmpty() ? o.start() : o.resume());
+                    })
+                    .onMessage(FromJournal.class, f -> f.reply() instanceof SwarmJournal.Failed, f -> {
+                        // A journal that does not make this swarm: nothing is resumed, nothing overwritten.
+                        String why = ((SwarmJournal.Failed) f.reply()).reason();
+                        trace.emit(trace.event(place.agent(), "journal_refused").put("error", why));
+                        replyTo.tell(new SwarmResult(place.agent(), null, StopReason.CRASHED, why,
+                                Trajectory.notRun(episodeId(place, 1), place.runId(), task.id(), StopReason.CRASHED, why), List.of(),
+                                List.of(), null, new SwarmResult.Metrics(0, 0, 0, 0, 0, 0, 0, 0, 0), null));
+                        return Behaviors.stopped();
+                    })
+                    .onAnyMessage(m -> {
+                        stash.stash(m);
+                        return Behaviors.same();
+                    })
+                    .build();
+        })));
     }
 
     private Orchestrator(ActorContext<Command> ctx, TimerScheduler<Command> timers, SwarmSettings settings, Place place, Task task,
-                         WorkerRoute route, SwarmTrace trace, ActorRef<SwarmResult> replyTo) {
+                         WorkerRoute route, SwarmTrace trace, ActorRef<SwarmResult> replyTo, SwarmLedger ledger,
+                         ActorRef<SwarmJournal.Command> journal, ActorRef<SwarmJournal.Reply> journalReplies) {
         super(ctx);
+        this.ledger = ledger;
+        this.journal = journal;
+        this.journalReplies = journalReplies;
+        this.confirmed = ledger.events();
         this.timers = timers;
         this.settings = settings;
         this.budget = settings.budget();
@@ -142,7 +200,45 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     }
 
     private Orchestrator start() {
-        if (place.parent() == null) {
+        record(new SwarmEvent.SwarmStarted(task.id(), task.prompt()));
+        return startOwnEpisode(EpisodeHistory.NONE);
+    }
+
+    /**
+     * Goes on from the journal: the rounds and budgets as they were, the sub-agents that were running
+     * sent again with what they had done, the orchestrator's own episode too; then whatever may start.
+     * Time budgets start again from now.
+     */
+    private Behavior<Command> resume() {
+        subAgentsUsed = ledger.subAgents();
+        turnsUsed = ledger.turns();
+        tokensUsed = ledger.tokens();
+        exhausted = ledger.exhausted();
+        exhaustedDetail = ledger.exhaustedDetail();
+        trace.emit(trace.event(place.agent(), "swarm_resumed").put("events", ledger.events()).put("rounds", ledger.rounds().size())
+                .put("running", ledger.running().size()));
+        SwarmEvent.SwarmEnded end = ledger.ended();
+        if (end != null) { // it had finished: the answer is in the journal
+            finished = true;
+            replyTo.tell(new SwarmResult(place.agent(), end.answer(), end.stopReason(), end.error(),
+                    Trajectory.notRun(ownEpisodeId, place.runId(), task.id(), end.stopReason(), end.error()), List.of(), List.of(),
+                    ledger.exhausted(), new SwarmResult.Metrics(0, 0, 0, 0, 0, ledger.subAgents(), ledger.turns(), ledger.tokens(),
+                    ledger.rounds().size()), null));
+            return Behaviors.stopped();
+        }
+        for (SwarmLedger.Round r : ledger.rounds()) rounds.add(new SpawnRound(r.state(), r.turn(), null, r.agents()));
+        if (ledger.current() != null) current = rounds.get(rounds.size() - 1);
+        for (SwarmLedger.Attempt a : List.copyOf(ledger.running().values())) {
+            SpawnRound r = rounds.get(a.round() - 1);
+            run(r, r.state().plan().subTask(a.subTaskId()), a.agent(), a.attempt(), a.episodeId(), ledger.history(a.episodeId()));
+        }
+        startOwnEpisode(ledger.history(ownEpisodeId));
+        launch();
+        return next();
+    }
+
+    private Orchestrator startOwnEpisode(EpisodeHistory history) {
+        if (place.parent() == null && ledger.rounds().isEmpty() && history.isEmpty()) {
             ObjectNode e = trace.event(place.agent(), "swarm_started").put("task", task.prompt());
             ObjectNode b = e.putObject("budget");
             b.put("max_subagents", budget.maxSubAgents()).put("max_parallel", budget.maxParallel()).put("max_turns", budget.maxTurns())
@@ -158,7 +254,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         trace.emit(started);
         int maxTurns = (int) Math.min(settings.orchestratorMaxTurns(), budget.maxTurns());
         EpisodeSpec spec = settings.orchestratorSpec(budget.deadline().toMillis(), maxTurns);
-        route.tell(ownEpisodeId, new RunEpisode(ownEpisodeId, place.runId(), task, spec, 0, answers, episodeLink));
+        route.tell(ownEpisodeId, new RunEpisode(ownEpisodeId, place.runId(), task, spec, 0, answers, episodeLink).withHistory(history));
         timers.startSingleTimer(new Lost(ownEpisodeId), budget.deadline().plus(settings.lostAfter()));
         timers.startSingleTimer(SubAgentDeadline.INSTANCE, Duration.ofNanos(subAgentDeadlineAtNanos - System.nanoTime()));
         return this;
@@ -181,6 +277,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                     return next();
                 })
                 .onMessage(Cancel.class, this::onCancel)
+                .onMessage(FromJournal.class, this::onJournal)
+                .onMessageEquals(JournalStopped.INSTANCE, this::onJournalStopped)
+                .onMessageEquals(ReopenJournal.INSTANCE, this::onReopenJournal)
                 .build();
     }
 
@@ -189,6 +288,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private Behavior<Command> onFromEpisode(FromEpisode from) {
         if (from.message() instanceof EpisodeProgress p) return onProgress(p);
         if (from.message() instanceof SpawnSubAgents s) return onSpawn(s);
+        if (from.message() instanceof SwarmProtocol.StepRecorded r && journal != null
+                && (r.episodeId().equals(ownEpisodeId) ? own == null : running.containsKey(r.episodeId()))) {
+            record(new SwarmEvent.StepRecorded(r.episodeId(), r.turn(), r.record()));
+        }
         return this;
     }
 
@@ -209,6 +312,16 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private Behavior<Command> onSpawn(SpawnSubAgents s) {
         if (!s.episodeId().equals(ownEpisodeId)) {
             s.replyTo().tell(new SpawnOutcome("spawn_subagents came from episode " + s.episodeId() + ", not this swarm's orchestrator", false));
+            return this;
+        }
+        for (int i = 0; i < rounds.size(); i++) {
+            SpawnRound r = rounds.get(i);
+            if (r.turnAtSpawn() != s.turn() || r.replyTo() != null) continue;
+            // The orchestrator's episode resumed after a crash and asks again for a round journaled before it: never re-planned.
+            SpawnRound attached = new SpawnRound(r.state(), r.turnAtSpawn(), s.replyTo(), r.agents());
+            rounds.set(i, attached);
+            if (r == current) current = attached;
+            else s.replyTo().tell(outcomeOf(attached));
             return this;
         }
         if (current != null) {
@@ -234,10 +347,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         Map<String, String> agents = new LinkedHashMap<>();
         for (SubTask t : plan.subTasks()) {
             String agent = place.agent() + "/" + t.id();
-            if (!usedAgents.add(agent)) { // a re-plan may reuse an id: the agent path stays unique
-                agent = agent + "@" + round;
-                usedAgents.add(agent);
-            }
+            if (ledger.agentUsed(agent)) agent = agent + "@" + round; // a re-plan may reuse an id: the agent path stays unique
             agents.put(t.id(), agent);
             ObjectNode n = list.addObject().put("id", t.id()).put("agent", agent).put("goal", t.goal()).put("mode", t.mode().wire());
             t.dependsOn().forEach(n.putArray("depends_on")::add);
@@ -246,7 +356,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         for (List<String> stage : plan.stages()) stage.forEach(stages.addArray()::add);
         e.put("join", plan.join().describe());
         trace.emit(e);
-        current = new SpawnRound(new RoundState(round, plan), s.turn(), s.replyTo(), agents);
+        record(new SwarmEvent.RoundPlanned(round, s.turn(), plan, agents));
+        current = new SpawnRound(ledger.current().state(), s.turn(), s.replyTo(), agents);
         rounds.add(current);
         spend(plan.subTasks().size(), 0, 0);
         if (current != null && exhausted == null) launch();
@@ -261,11 +372,11 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         if (r == null) return;
         RoundState state = r.state();
         if (state.stoppedBecause() == null && state.joinReached() && state.anyRunning()) {
-            cancel(state.stop("join " + state.plan().join().describe() + " reached"), "join reached");
+            cancel(stopRound(state, "join " + state.plan().join().describe() + " reached"), "join reached");
         }
         int slots = budget.maxParallel() - running.size();
         if (slots > 0 && exhausted == null) {
-            for (SubTask t : state.start(slots)) startAttempt(r, t);
+            for (SubTask t : state.ready(slots)) startAttempt(r, t);
         }
         if (state.over() || (state.joinReached() && !state.anyRunning())) endRound();
     }
@@ -273,8 +384,18 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private void startAttempt(SpawnRound r, SubTask t) {
         RoundState state = r.state();
         String agent = r.agents().get(t.id());
-        int attempt = state.status(t.id()).attempts();
+        RoundState.Status status = state.status(t.id());
+        int attempt = status.state() == RoundState.State.PENDING ? 1 : status.attempts(); // a retry has counted its attempt
         String episodeId = episodeId(agent, attempt);
+        long timeLeft = TimeUnit.NANOSECONDS.toMillis(subAgentDeadlineAtNanos - System.nanoTime());
+        boolean onSwarmClock = t.mode() != SubAgentMode.ORCHESTRATOR && timeLeft < settings.base().deadlineMillis();
+        record(new SwarmEvent.AttemptStarted(state.round(), t.id(), agent, attempt, episodeId, onSwarmClock));
+        run(r, t, agent, attempt, episodeId, EpisodeHistory.NONE);
+    }
+
+    /** Runs attempt {@code attempt} of sub-task {@code t} as {@code episodeId}, resuming after {@code history}. */
+    private void run(SpawnRound r, SubTask t, String agent, int attempt, String episodeId, EpisodeHistory history) {
+        RoundState state = r.state();
         String prompt = subAgentPrompt(t, state.dependencyAnswers(t));
         if (t.mode() != SubAgentMode.ORCHESTRATOR) { // a nested orchestrator announces itself
             ObjectNode e = trace.event(agent, "agent_started").put("parent", place.agent()).put("mode", t.mode().wire())
@@ -284,13 +405,14 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         }
         long timeLeft = TimeUnit.NANOSECONDS.toMillis(subAgentDeadlineAtNanos - System.nanoTime());
         running.put(episodeId, new Attempt(episodeId, agent, t.id(), attempt, System.nanoTime(), state,
-                t.mode() != SubAgentMode.ORCHESTRATOR && timeLeft < settings.base().deadlineMillis()));
+                ledger.running().get(episodeId).onSwarmClock()));
         if (t.mode() == SubAgentMode.ORCHESTRATOR) {
             SwarmBudget lease = budget.lease(budget.maxSubAgents() - subAgentsUsed, budget.maxTurns() - turnsUsed,
                     budget.maxTokens() - tokensUsed, Duration.ofMillis(Math.max(1, timeLeft)));
-            ActorRef<Command> child = getContext().spawnAnonymous(create(settings.withBudget(lease),
-                    new Place(place.runId(), agent, place.depth() + 1, getContext().getSelf()), task.part(prompt), route, trace,
-                    nestedAnswers));
+            Place under = new Place(place.runId(), agent, place.depth() + 1, getContext().getSelf());
+            ActorRef<Command> child = getContext().spawnAnonymous(journal != null
+                    ? createDurable(settings.withBudget(lease), under, task.part(prompt), route, trace, nestedAnswers)
+                    : create(settings.withBudget(lease), under, task.part(prompt), route, trace, nestedAnswers));
             getContext().watchWith(child, new NestedStopped(agent));
             nested.put(agent, child);
             return;
@@ -298,7 +420,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         EpisodeSpec spec = settings.subAgentSpec(t, (int) Math.min(Integer.MAX_VALUE, budget.maxTurns() - turnsUsed),
                 (int) Math.min(Integer.MAX_VALUE, budget.maxTokens() - tokensUsed), Math.max(1, timeLeft));
         // A part of the swarm's task: the task's suite environment (its tools' state) comes with it, unscored.
-        route.tell(episodeId, new RunEpisode(episodeId, place.runId(), task.part(prompt), spec, 0, answers, episodeLink));
+        route.tell(episodeId, new RunEpisode(episodeId, place.runId(), task.part(prompt), spec, 0, answers, episodeLink)
+                .withHistory(history));
         timers.startSingleTimer(new Lost(episodeId), Duration.ofMillis(spec.deadlineMillis()).plus(settings.lostAfter()));
     }
 
@@ -333,20 +456,20 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         long steps = t.stats().turns();
         long tokens = t.stats().completionTokens();
         if (t.stopReason() == StopReason.FINAL_ANSWER) {
-            state.done(a.subTaskId(), t.finalAnswer(), steps, tokens);
+            ended(a, SwarmEvent.Outcome.DONE, t.finalAnswer(), steps, tokens, t.stats().turns());
             finished(a, t, "done", null);
         } else if (t.stopReason() == StopReason.CANCELLED || (t.stopReason() == StopReason.DEADLINE && a.onSwarmClock())) {
-            state.cancelled(a.subTaskId(), t.error() != null ? t.error() : t.stopReason() == StopReason.DEADLINE ? "the swarm's deadline"
-                    : "cancelled", steps, tokens);
+            ended(a, SwarmEvent.Outcome.CANCELLED, t.error() != null ? t.error() : t.stopReason() == StopReason.DEADLINE
+                    ? "the swarm's deadline" : "cancelled", steps, tokens, t.stats().turns());
             finished(a, t, "cancelled", why(t));
         } else if (retryable(t.stopReason()) && a.attempt() <= settings.retries() && exhausted == null
                 && state.stoppedBecause() == null && current != null && state == current.state()) {
             finished(a, t, "failed", why(t));
-            state.retry(a.subTaskId(), steps, tokens);
+            ended(a, SwarmEvent.Outcome.RETRIED, why(t), steps, tokens, t.stats().turns());
             trace.emit(trace.event(a.agent(), "retry").put("attempt", a.attempt() + 1).put("reason", why(t)));
             startAttempt(current, state.plan().subTask(a.subTaskId()));
         } else {
-            state.failed(a.subTaskId(), why(t), steps, tokens);
+            ended(a, SwarmEvent.Outcome.FAILED, why(t), steps, tokens, t.stats().turns());
             finished(a, t, "failed", why(t));
         }
         launch();
@@ -395,10 +518,13 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         RoundState state = a.round();
         long steps = r.metrics().criticalSteps();
         serialNanos += r.metrics().serialNanos();
-        if (r.answered()) state.done(a.subTaskId(), r.answer(), steps, r.metrics().tokens());
-        else if (r.stopReason() == StopReason.CANCELLED) state.cancelled(a.subTaskId(), "cancelled", steps, r.metrics().tokens());
-        else state.failed(a.subTaskId(), "the nested orchestrator ended without an answer (" + r.stopReason() + ")"
-                + (r.error() == null ? "" : ": " + r.error()), steps, r.metrics().tokens());
+        if (r.answered()) ended(a, SwarmEvent.Outcome.DONE, r.answer(), steps, r.metrics().tokens(), r.metrics().turns());
+        else if (r.stopReason() == StopReason.CANCELLED) {
+            ended(a, SwarmEvent.Outcome.CANCELLED, "cancelled", steps, r.metrics().tokens(), r.metrics().turns());
+        } else {
+            ended(a, SwarmEvent.Outcome.FAILED, "the nested orchestrator ended without an answer (" + r.stopReason() + ")"
+                    + (r.error() == null ? "" : ": " + r.error()), steps, r.metrics().tokens(), r.metrics().turns());
+        }
         launch();
         return next();
     }
@@ -410,9 +536,93 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         if (a == null) return this;
         trace.emit(trace.event(s.agent(), "agent_finished").put("state", "failed").put("stop_reason", StopReason.CRASHED.name())
                 .putNull("answer").put("error", "the nested orchestrator crashed").put("turns", 0).put("tokens", 0).put("attempt", 1));
-        a.round().failed(a.subTaskId(), "the nested orchestrator crashed", 0, 0);
+        ended(a, SwarmEvent.Outcome.FAILED, "the nested orchestrator crashed", 0, 0, 0);
         launch();
         return next();
+    }
+
+    // ---- the journal ------------------------------------------------------------------------------
+
+    /** Applies an event to the ledger and, for a durable orchestrator, sends it to the journal (which writes behind). */
+    private void record(SwarmEvent e) {
+        ledger.apply(e);
+        if (!durable()) return;
+        unconfirmed.add(e);
+        // While the journal is being opened again, events wait here; it gets them when it is ready.
+        if (journal != null) journal.tell(new SwarmJournal.Append(ledger.events() - 1, List.of(e)));
+    }
+
+    private boolean durable() {
+        return journalReplies != null;
+    }
+
+    /** A durable swarm's result goes out once its journal holds every event: the answer depends on all of them. */
+    private void replyWhenWritten() {
+        if (pendingResult != null && unconfirmed.isEmpty()) {
+            replyTo.tell(pendingResult);
+            pendingResult = null;
+        }
+    }
+
+    /** Attempt {@code a} ended as {@code outcome}: the round counts it through the ledger. */
+    private void ended(Attempt a, SwarmEvent.Outcome outcome, String text, long steps, long tokens, long turns) {
+        record(new SwarmEvent.AttemptEnded(a.episodeId(), outcome, text, steps, tokens, turns, null));
+    }
+
+    /** Nothing more starts in the round; returns the sub-tasks still running, for the caller to cancel. */
+    private List<String> stopRound(RoundState state, String why) {
+        record(new SwarmEvent.RoundStopped(state.round(), why));
+        List<String> runningIds = new ArrayList<>();
+        state.statuses().forEach((id, st) -> {
+            if (st.state() == RoundState.State.RUNNING) runningIds.add(id);
+        });
+        return runningIds;
+    }
+
+    private Behavior<Command> onJournal(FromJournal from) {
+        if (from.reply() instanceof SwarmJournal.Written w) {
+            long done = Math.min(w.events(), confirmed + unconfirmed.size());
+            if (done > confirmed) {
+                unconfirmed.subList(0, (int) (done - confirmed)).clear();
+                confirmed = done;
+            }
+            replyWhenWritten();
+            return next();
+        } else if (from.reply() instanceof SwarmJournal.Ready r) {
+            // A journal opened again after a failed write: it has what reached the database; send the rest again.
+            long have = r.events().size();
+            if (have < confirmed) {
+                getContext().getLog().error("the journal of {} lost confirmed events ({} of {})", place.agent(), have, confirmed);
+            }
+            long from0 = Math.max(have, confirmed);
+            unconfirmed.subList(0, (int) Math.min(unconfirmed.size(), from0 - confirmed)).clear();
+            confirmed = from0;
+            if (!unconfirmed.isEmpty()) journal.tell(new SwarmJournal.Append(confirmed, List.copyOf(unconfirmed)));
+            replyWhenWritten();
+            return next();
+        } else if (from.reply() instanceof SwarmJournal.Failed f) {
+            getContext().getLog().error("{}", f.reason());
+        }
+        return this;
+    }
+
+    /** The journal stopped (a write failed): open it again after a pause; what it lacks is sent again when it is ready. */
+    private Behavior<Command> onJournalStopped() {
+        journal = null;
+        timers.startSingleTimer(ReopenJournal.INSTANCE, settings.lostAfter().dividedBy(10).plusMillis(200));
+        return this;
+    }
+
+    private Behavior<Command> onReopenJournal() {
+        if (journal == null && (!finished || pendingResult != null)) {
+            journal = getContext().spawnAnonymous(new SwarmJournal(journalId(place), journalReplies));
+            getContext().watchWith(journal, JournalStopped.INSTANCE);
+        }
+        return this;
+    }
+
+    private static String journalId(Place place) {
+        return place.runId() + ":" + place.agent();
     }
 
     // ---- budgets ---------------------------------------------------------------------------------
@@ -436,9 +646,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         if (exhausted != null) return;
         exhausted = which;
         exhaustedDetail = detail;
+        record(new SwarmEvent.BudgetExhausted(which, detail));
         trace.emit(trace.event(place.agent(), "budget_exhausted").put("budget", which).put("detail", detail));
         if (current != null) {
-            cancel(current.state().stop(which + " budget spent"), which + " budget spent");
+            cancel(stopRound(current.state(), which + " budget spent"), which + " budget spent");
             launch();
         }
     }
@@ -466,7 +677,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     /** Handlers may end the swarm deep inside (a round's last answer after the orchestrator ended): then the actor stops. */
     private Behavior<Command> next() {
-        return finished ? Behaviors.stopped() : this;
+        return finished && pendingResult == null ? Behaviors.stopped() : this;
     }
 
     // ---- ending ----------------------------------------------------------------------------------
@@ -474,13 +685,20 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private void endRound() {
         SpawnRound r = current;
         current = null;
+        record(new SwarmEvent.RoundEnded(r.state().round()));
+        // A resumed orchestrator's episode may not have asked again yet: it gets the outcome when it does.
+        if (r.replyTo() != null) r.replyTo().tell(outcomeOf(r));
+        if (own != null) finishSwarm();
+    }
+
+    /** What a round's spawn call returns: each sub-task's answer or what became of it. */
+    private SpawnOutcome outcomeOf(SpawnRound r) {
         String preface = exhausted == null ? null : "Stopped early (" + exhaustedDetail + "): sub-agents still running were cancelled. "
                 + "Finish with what you have.";
         // The answers share the orchestrator's tool-result size, so a wide round shows every answer, shorter.
         int share = (settings.base().maxToolResultChars() - 400) / Math.max(1, r.state().plan().subTasks().size());
         int perAnswer = Math.max(80, Math.min(settings.maxAnswerChars(), share));
-        r.replyTo().tell(new SpawnOutcome(r.state().observation(preface, perAnswer), exhausted == null));
-        if (own != null) finishSwarm();
+        return new SpawnOutcome(r.state().observation(preface, perAnswer), exhausted == null);
     }
 
     private Behavior<Command> onOwnEpisodeDone(Trajectory t) {
@@ -493,7 +711,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         spend(0, t.stats().turns() - (before == null ? 0 : before[0]), t.stats().completionTokens() - (before == null ? 0 : before[1]));
         if (current != null) {
             // The orchestrator ended mid-round (deadline, cancel): its sub-agents are cancelled, and their answers still kept.
-            cancel(current.state().stop("the orchestrator ended"), "the orchestrator ended");
+            cancel(stopRound(current.state(), "the orchestrator ended"), "the orchestrator ended");
             launch();
             return next();
         }
@@ -526,6 +744,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         SwarmResult.Metrics m = new SwarmResult.Metrics(cs.critical(), cs.total(), cs.parallelism(), wall, serialNanos,
                 subAgentsUsed, turnsUsed, tokensUsed, rounds.size());
         String answer = own.stopReason() == StopReason.FINAL_ANSWER ? own.finalAnswer() : null;
+        record(new SwarmEvent.SwarmEnded(answer, own.stopReason(), own.error(), own.stats().turns(), own.stats().completionTokens()));
         SwarmResult result = new SwarmResult(place.agent(), answer, own.stopReason(), own.error(), own, subAgents, missing,
                 exhausted, m, null);
         ObjectNode fin = trace.event(place.agent(), "agent_finished").put("state", answer != null ? "done"
@@ -539,7 +758,12 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             e.set("metrics", metricsJson(m));
             trace.emit(e);
         }
-        replyTo.tell(result);
+        if (durable()) {
+            pendingResult = result;
+            replyWhenWritten();
+        } else {
+            replyTo.tell(result);
+        }
     }
 
     /** The metrics as the trace and the command line's JSON show them. */
@@ -555,6 +779,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     private String episodeId(String agent, int attempt) {
         return place.runId() + ":" + agent + (attempt > 1 ? "#" + attempt : "");
+    }
+
+    private static String episodeId(Place place, int attempt) {
+        return place.runId() + ":" + place.agent() + (attempt > 1 ? "#" + attempt : "");
     }
 
     // A swarm's episode ids are RUN:AGENT, with #N for attempt N > 1: RUN:root, RUN:root/a, RUN:root/a#2.

@@ -1,6 +1,7 @@
 package dev.agentswarm.orchestrator.swarm;
 
 import dev.agentswarm.core.CborSerializable;
+import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.StopReason;
 import java.util.Map;
 
@@ -11,6 +12,15 @@ import java.util.Map;
  * named by {@link AttemptEnded#trajectoryRef()}.
  */
 public sealed interface SwarmEvent extends CborSerializable {
+
+    /** The swarm's first event: its task, as the orchestrator was given it. */
+    record SwarmStarted(String taskId, String prompt) implements SwarmEvent {}
+
+    /**
+     * An episode of the swarm (the orchestrator's own or a sub-agent's) recorded policy turn {@code turn}:
+     * its completion, and its tool results once they are in (null before). It resumes after these.
+     */
+    record StepRecorded(String episodeId, int turn, EpisodeHistory.Step step) implements SwarmEvent {}
 
     /** A {@code spawn_subagents} call accepted as round {@code round}, made at the orchestrator's turn {@code turn}. */
     record RoundPlanned(int round, int turn, Plan plan, Map<String, String> agents) implements SwarmEvent {

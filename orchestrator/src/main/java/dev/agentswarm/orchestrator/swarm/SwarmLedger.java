@@ -1,12 +1,15 @@
 package dev.agentswarm.orchestrator.swarm;
 
+import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.AttemptEnded;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.AttemptStarted;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.BudgetExhausted;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.RoundEnded;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.RoundPlanned;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.RoundStopped;
+import dev.agentswarm.orchestrator.swarm.SwarmEvent.StepRecorded;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.SwarmEnded;
+import dev.agentswarm.orchestrator.swarm.SwarmEvent.SwarmStarted;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -33,7 +36,8 @@ public final class SwarmLedger {
     /** A comparable picture of the whole state, for tests and for checking a recovery. */
     public record View(List<RoundView> rounds, Integer currentRound, Map<String, Attempt> running, Set<String> usedAgents,
                        Map<String, List<String>> trajectories, int subAgents, long turns, long tokens, String exhausted,
-                       String exhaustedDetail, SwarmEnded ended, long events) {}
+                       String exhaustedDetail, SwarmEnded ended, long events, SwarmStarted started,
+                       Map<String, List<EpisodeHistory.Step>> steps) {}
 
     public record RoundView(int round, int turn, Map<String, String> agents, Map<String, RoundState.Status> statuses,
                             String stoppedBecause) {}
@@ -50,6 +54,9 @@ public final class SwarmLedger {
     private String exhaustedDetail;
     private SwarmEnded ended;
     private long events;
+    private SwarmStarted started;
+    /** Recorded steps of the episodes still running (the orchestrator's own among them), by episode id. */
+    private final Map<String, List<EpisodeHistory.Step>> steps = new LinkedHashMap<>();
 
     /** A ledger rebuilt from a journal's events, in order. */
     public static SwarmLedger replay(Iterable<? extends SwarmEvent> journal) {
@@ -80,7 +87,18 @@ public final class SwarmLedger {
 
     private void applyChecked(SwarmEvent event) {
         if (ended != null) refuse(event, "the swarm has ended");
-        if (event instanceof RoundPlanned e) {
+        if (event instanceof SwarmStarted e) {
+            if (events > 0) refuse(e, "a swarm starts once, with its first event");
+            started = e;
+        } else if (event instanceof StepRecorded e) {
+            List<EpisodeHistory.Step> recorded = steps.computeIfAbsent(e.episodeId(), k -> new ArrayList<>());
+            if (e.turn() < 1 || e.turn() > recorded.size() + 1) {
+                if (recorded.isEmpty()) steps.remove(e.episodeId());
+                refuse(e, "turn " + e.turn() + " of " + e.episodeId() + " after " + recorded.size() + " recorded turns");
+            }
+            if (e.turn() == recorded.size() + 1) recorded.add(e.step());
+            else recorded.set(e.turn() - 1, e.step()); // the same turn with its tool results
+        } else if (event instanceof RoundPlanned e) {
             if (current != null) refuse(e, "round " + current.state().round() + " has not ended");
             if (e.round() != rounds.size() + 1) refuse(e, "the next round is " + (rounds.size() + 1));
             for (SubTask t : e.plan().subTasks()) {
@@ -117,6 +135,7 @@ public final class SwarmLedger {
                 case RETRIED -> state.retry(a.subTaskId(), e.steps(), e.tokens());
             }
             running.remove(e.episodeId());
+            steps.remove(e.episodeId());
             turns += e.turns();
             tokens += e.tokens();
             if (e.trajectoryRef() != null) trajectories.computeIfAbsent(a.agent(), k -> new ArrayList<>()).add(e.trajectoryRef());
@@ -139,6 +158,7 @@ public final class SwarmLedger {
         } else if (event instanceof SwarmEnded e) {
             if (current != null) refuse(e, "round " + current.state().round() + " has not ended");
             ended = e;
+            steps.clear();
             turns += e.turns();
             tokens += e.tokens();
         } else {
@@ -209,9 +229,25 @@ public final class SwarmLedger {
         return ended;
     }
 
+    /** The swarm's task, or null for a journal that has not started. */
+    public SwarmStarted started() {
+        return started;
+    }
+
+    /** What running episode {@code episodeId} has done, to resume it after. */
+    public EpisodeHistory history(String episodeId) {
+        return new EpisodeHistory(steps.getOrDefault(episodeId, List.of()));
+    }
+
     /** Events applied so far. */
     public long events() {
         return events;
+    }
+
+    private Map<String, List<EpisodeHistory.Step>> stepsCopy() {
+        Map<String, List<EpisodeHistory.Step>> out = new LinkedHashMap<>();
+        steps.forEach((k, v) -> out.put(k, List.copyOf(v)));
+        return out;
     }
 
     public View view() {
@@ -222,6 +258,6 @@ public final class SwarmLedger {
         Map<String, List<String>> refs = new LinkedHashMap<>();
         trajectories.forEach((k, v) -> refs.put(k, List.copyOf(v)));
         return new View(rs, current == null ? null : current.state().round(), new LinkedHashMap<>(running), Set.copyOf(usedAgents),
-                refs, subAgents, turns, tokens, exhausted, exhaustedDetail, ended, events);
+                refs, subAgents, turns, tokens, exhausted, exhaustedDetail, ended, events, started, stepsCopy());
     }
 }

@@ -5,7 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.agentswarm.core.protocol.Completion;
+import dev.agentswarm.core.protocol.EpisodeHistory;
+import dev.agentswarm.core.protocol.FinishReason;
 import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.ToolResult;
+import dev.agentswarm.core.protocol.ToolStatus;
 import dev.agentswarm.orchestrator.swarm.RoundState.State;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.AttemptEnded;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.AttemptStarted;
@@ -130,6 +135,25 @@ class SwarmLedgerTest {
         l.apply(new AttemptEnded("run:root/x", Outcome.DONE, "Gustave Eiffel", 2, 20, 2, null));
         l.apply(new RoundEnded(2)); // first_k(1) is reached with x's answer, though y never started
         assertNull(l.current());
+    }
+
+    @Test
+    void stepsAreKeptForTheEpisodesStillRunningAndReplacedWhenTheirResultsCome() {
+        SwarmLedger l = SwarmLedger.replay(journal().subList(0, 3)); // a and b running
+        Completion said = new Completion("<tool_call>…</tool_call>", List.of(), new int[] {4, 2}, new float[] {-0.1f, -0.2f},
+                FinishReason.TOOL_CALLS, 3, 12, 2);
+        ToolResult read = new ToolResult("call_0", "search", "Paris", ToolStatus.OK, false, 1000);
+        l.apply(new SwarmEvent.StepRecorded("run:root/a", 1, new EpisodeHistory.Step(said, null)));
+        assertEquals(List.of(new EpisodeHistory.Step(said, null)), l.history("run:root/a").steps(), "in flight");
+        l.apply(new SwarmEvent.StepRecorded("run:root/a", 1, new EpisodeHistory.Step(said, List.of(read))));
+        assertEquals(List.of(new EpisodeHistory.Step(said, List.of(read))), l.history("run:root/a").steps(), "with its results");
+        SwarmLedger.View before = l.view();
+        assertThrows(SwarmLedger.Refused.class,
+                () -> l.apply(new SwarmEvent.StepRecorded("run:root/a", 3, new EpisodeHistory.Step(said, null))), "turn 2 is missing");
+        assertEquals(before, l.view());
+        l.apply(new AttemptEnded("run:root/a", Outcome.DONE, "Paris", 2, 10, 2, null));
+        assertTrue(l.history("run:root/a").isEmpty(), "an answered episode's steps are dropped");
+        assertThrows(SwarmLedger.Refused.class, () -> l.apply(new SwarmEvent.SwarmStarted("t", "again")), "a swarm starts once");
     }
 
     @Test
