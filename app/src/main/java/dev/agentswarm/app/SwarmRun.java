@@ -8,6 +8,7 @@ import dev.agentswarm.orchestrator.swarm.SwarmResult;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
 import dev.agentswarm.orchestrator.WorkerRoute;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,22 +36,41 @@ public final class SwarmRun {
      */
     public static void start(SwarmNode node, SwarmSettings settings, String runId, Task task, SwarmTrace trace,
                              CompletableFuture<SwarmResult> done) {
+        start(node, settings, runId, task, trace, done, false);
+    }
+
+    /**
+     * The same; {@code durable}: the orchestrators journal on the node's journal plugin
+     * ({@link JournalDatabase}), and a journal that already holds run {@code runId} is resumed.
+     */
+    public static void start(SwarmNode node, SwarmSettings settings, String runId, Task task, SwarmTrace trace,
+                             CompletableFuture<SwarmResult> done, boolean durable) {
         var replyTo = node.system().systemActorOf(Behaviors.receive(SwarmResult.class).onMessage(SwarmResult.class, r -> {
             done.complete(r);
             return Behaviors.stopped();
         }).build(), "swarm-result-" + runId + "-" + System.nanoTime(), Props.empty());
-        node.system().systemActorOf(Orchestrator.create(settings, Orchestrator.Place.root(runId), task,
-                WorkerRoute.sharded(node.workerRegion(), node.workerEntities()), trace, replyTo),
-                "swarm-" + runId + "-" + System.nanoTime(), Props.empty());
+        WorkerRoute route = WorkerRoute.sharded(node.workerRegion(), node.workerEntities());
+        Orchestrator.Place root = Orchestrator.Place.root(runId);
+        node.system().systemActorOf(durable ? Orchestrator.createDurable(settings, root, task, route, trace, replyTo)
+                : Orchestrator.create(settings, root, task, route, trace, replyTo), "swarm-" + runId + "-" + System.nanoTime(), Props.empty());
     }
 
     public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener)
             throws Exception {
+        return run(node, settings, task, runDir, listener, false);
+    }
+
+    /**
+     * The same, journaled ({@code durable}) on the node's journal plugin: run again on a folder whose
+     * journal holds the swarm, it resumes it, and its trace goes on after the events already there.
+     */
+    public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener,
+                              boolean durable) throws Exception {
         Path tracePath = runDir.resolve("trace.jsonl");
         CompletableFuture<SwarmResult> done = new CompletableFuture<>();
         SwarmResult result;
-        try (SwarmTrace trace = SwarmTrace.toFile(tracePath, listener)) {
-            start(node, settings, RUN_ID, task, trace, done);
+        try (SwarmTrace trace = SwarmTrace.toFile(tracePath, listener, durable && Files.exists(tracePath))) {
+            start(node, settings, RUN_ID, task, trace, done, durable);
             long limit = settings.budget().deadline().plus(settings.lostAfter()).plusSeconds(30).toMillis();
             result = done.get(limit, TimeUnit.MILLISECONDS);
         }

@@ -8,13 +8,11 @@ import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.environments.Suites;
-import dev.agentswarm.testkit.ScriptedPolicy;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
 import dev.agentswarm.workers.WorkerRegion;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -61,10 +59,6 @@ public final class NodeCommand implements Callable<Integer> {
             description = "Keep the cluster's membership as this node sees it in FILE, rewritten on every change (bin/swarm-cluster status).")
     Path membersFile;
 
-    @Option(names = "--latency-ms", defaultValue = "0",
-            description = "With --script: each reply waits this long, holding no thread, as a remote model would (default ${DEFAULT-VALUE}).")
-    long latencyMs;
-
     @Mixin
     PolicyOptions policyOptions;
 
@@ -74,7 +68,6 @@ public final class NodeCommand implements Callable<Integer> {
         for (String r : wanted) {
             if (!ROLES.contains(r)) throw new IllegalArgumentException("unknown role '" + r + "' (known: orchestrator, worker, learner)");
         }
-        if (latencyMs < 0) throw new IllegalArgumentException("--latency-ms must be >= 0");
         Address seedAddress = seed == null ? null : SwarmNode.parseAddress(seed);
         Config cfg = SwarmNode.loadConfig(config)
                 .withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.copyOf(wanted)))
@@ -106,12 +99,10 @@ public final class NodeCommand implements Callable<Integer> {
 
     private Policy policy(org.apache.pekko.actor.typed.ActorSystem<Void> system, Config cfg) {
         if (policyOptions.oracle()) throw new IllegalArgumentException("--policy oracle belongs to swarm eval, not to a node");
-        boolean scripted = policyOptions.script != null;
-        if (latencyMs > 0 && !scripted) throw new IllegalArgumentException("--latency-ms applies to a --script policy");
-        if (policyOptions.endpoint != null || scripted) {
-            Policy p = policyOptions.create(cfg);
-            return scripted && latencyMs > 0 && p instanceof ScriptedPolicy s ? s.withLatency(Duration.ofMillis(latencyMs)) : p;
+        if (policyOptions.latencyMs != 0 && policyOptions.script == null) {
+            throw new IllegalArgumentException("--latency-ms applies to a --script policy");
         }
+        if (policyOptions.endpoint != null || policyOptions.script != null) return policyOptions.create(cfg);
         // The default policy of a worker node is the embedded model.
         return EmbeddedPolicy.spawn(system, policyOptions.embeddedConfig(cfg));
     }

@@ -70,12 +70,21 @@ public final class PolicyOptions {
                     "For a swarm, {\"agents\": {\"root\": [...], \"root/a\": [...], \"*\": [...]}} gives each agent its replies (\"*\": any other)."})
     Path script;
 
+    @Option(names = "--latency-ms", defaultValue = "0",
+            description = "With --script: each reply waits this long, holding no thread, as a remote model would (default ${DEFAULT-VALUE}).")
+    long latencyMs;
+
     public Policy create(Config config) {
         if (oracle()) throw new IllegalArgumentException("--policy oracle needs a suite: it is offered by swarm eval only");
         if (script != null && endpoint != null) {
             throw new IllegalArgumentException("give either --endpoint or --script, not both");
         }
-        if (script != null) return scriptedPolicy(script);
+        if (latencyMs < 0) throw new IllegalArgumentException("--latency-ms must be >= 0");
+        if (latencyMs > 0 && script == null) throw new IllegalArgumentException("--latency-ms applies to a --script policy");
+        if (script != null) {
+            Policy p = scriptedPolicy(script);
+            return latencyMs > 0 && p instanceof ScriptedPolicy s ? s.withLatency(java.time.Duration.ofMillis(latencyMs)) : p;
+        }
         if (endpoint != null) {
             String model = weights.model;
             if (model == null || model.isBlank()) {

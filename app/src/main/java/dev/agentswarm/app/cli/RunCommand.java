@@ -3,6 +3,7 @@ package dev.agentswarm.app.cli;
 import com.typesafe.config.Config;
 import dev.agentswarm.app.BatchRunner;
 import dev.agentswarm.app.EpisodeRuns;
+import dev.agentswarm.app.JournalDatabase;
 import dev.agentswarm.app.RunDirs;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.app.SwarmRun;
@@ -27,6 +28,7 @@ import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.testkit.RunRecorder;
 import dev.agentswarm.testkit.Trajectories;
 import dev.agentswarm.workers.EpisodeServices;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -56,6 +58,14 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--replay", paramLabel = "RUN_DIR",
             description = "Swarm: run the swarm of RUN_DIR again from its recording.jsonl and check that the trace is the same.")
     Path replay;
+
+    @Option(names = "--resume", paramLabel = "RUN_DIR",
+            description = {"Swarm: continue the swarm of RUN_DIR whose process died, from its journal: sub-agents that answered are",
+                    "not run again, the others and the orchestrator go on after their last recorded turn."})
+    Path resume;
+
+    @Option(names = "--no-journal", description = "Swarm: keep no journal (faster to start; the swarm cannot be resumed).")
+    boolean noJournal;
 
     @Option(names = "--max-subagents", description = "Swarm: sub-agents in total (default: agentswarm.swarm.max-subagents, 100).")
     Integer maxSubAgents;
@@ -157,13 +167,19 @@ public final class RunCommand implements Callable<Integer> {
 
         RunRecording recording = null;
         List<com.fasterxml.jackson.databind.JsonNode> recordedTrace = null;
+        if (replay != null && resume != null) throw new IllegalArgumentException("give --replay or --resume, not both");
         if (replay != null) {
             if (task != null) throw new IllegalArgumentException("--replay runs the recorded task: give no TASK");
             recording = RunRecording.load(replay.resolve("recording.jsonl"));
             recordedTrace = SwarmTrace.read(replay.resolve("trace.jsonl"));
-            task = recordedTrace.stream().filter(e -> e.path("kind").asText().equals("swarm_started")).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException(replay + "/trace.jsonl has no swarm_started event"))
-                    .path("task").asText();
+            task = taskOf(replay, recordedTrace);
+        }
+        if (resume != null) {
+            if (task != null) throw new IllegalArgumentException("--resume goes on with the swarm's own task: give no TASK");
+            if (noJournal) throw new IllegalArgumentException("--resume reads the swarm's journal: give no --no-journal");
+            if (!Files.isDirectory(resume)) throw new IllegalArgumentException("--resume: no run folder at " + resume);
+            task = taskOf(resume, SwarmTrace.read(resume.resolve("trace.jsonl")));
+            runDir = resume;
         }
         if (task == null) throw new IllegalArgumentException("give the TASK to run (or --replay RUN_DIR)");
         org.apache.pekko.actor.Address join = joinedCluster();
@@ -178,16 +194,28 @@ public final class RunCommand implements Callable<Integer> {
         SwarmSettings settings = SwarmSettings.fromConfig(cfg, subAgentTools);
 
         Path dir = runDir != null ? runDir : RunDirs.timestamped(recording != null ? "swarm-replay" : "swarm");
-        RunRecorder recorder = recording != null ? null : new RunRecorder(dir.resolve("recording.jsonl"));
+        // A replay checks its trace against the recorded one: it runs unjournaled. A resumed run keeps the first recording.
+        boolean durable = !noJournal && recording == null;
+        if (durable) {
+            cfg = JournalDatabase.settings(cfg, dir);
+            if (resume != null && JournalDatabase.kind(cfg) == JournalDatabase.Kind.H2 && !Files.exists(dir.resolve("journal.mv.db"))) {
+                throw new IllegalArgumentException("--resume: " + dir + " has no journal (journal.mv.db): it was run with --no-journal,"
+                        + " or with another journal database (give its --config)");
+            }
+            JournalDatabase.check(cfg);
+        }
+        RunRecorder recorder = recording != null || resume != null ? null : new RunRecorder(dir.resolve("recording.jsonl"));
         ToolRegistry episodeTools = recorder == null ? nodeTools : recorder.wrap(nodeTools);
         Config nodeConfig = cfg;
         SwarmRun.Outcome outcome;
+        Config journalConfig = cfg;
         SwarmView view = json.json ? SwarmView.lines(System.err) : SwarmView.onStderr();
         try (SwarmNode node = SwarmNode.startOrJoin(cfg, system -> {
             Policy policy = embedded ? EmbeddedPolicy.spawn(system, nodeConfig) : given;
             return new EpisodeServices(recorder == null ? policy : recorder.wrap(policy), episodeTools);
         }, join)) {
-            outcome = SwarmRun.run(node, settings, Task.of("task-1", task), dir, view);
+            if (durable) JournalDatabase.createSchema(node.system(), journalConfig);
+            outcome = SwarmRun.run(node, settings, Task.of("task-1", task), dir, view, durable);
         } finally {
             view.close();
             if (recorder != null) recorder.close();
@@ -237,6 +265,13 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (join != null && record != null) throw new IllegalArgumentException("--record records this JVM's policy and tools: give no --join");
         return join;
+    }
+
+    /** The task a run folder's swarm was started on, from its trace. */
+    private static String taskOf(Path dir, List<com.fasterxml.jackson.databind.JsonNode> trace) {
+        return trace.stream().filter(e -> e.path("kind").asText().equals("swarm_started")).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(dir + "/trace.jsonl has no swarm_started event"))
+                .path("task").asText();
     }
 
     private static int firstDifference(List<?> a, List<?> b) {

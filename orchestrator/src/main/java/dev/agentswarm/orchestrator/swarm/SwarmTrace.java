@@ -75,9 +75,17 @@ public final class SwarmTrace implements AutoCloseable {
 
     /** Events appended to {@code file} (read it back with {@link #read}); {@code listener} sees each one (on the writer thread). */
     public static SwarmTrace toFile(Path file, Consumer<ObjectNode> listener) {
+        return toFile(file, listener, false);
+    }
+
+    /** The same, after the events already in {@code file} when {@code append} (a resumed swarm goes on in its trace). */
+    public static SwarmTrace toFile(Path file, Consumer<ObjectNode> listener, boolean append) {
         try {
             if (file.getParent() != null) Files.createDirectories(file.getParent());
-            return new SwarmTrace(Files.newBufferedWriter(file, StandardCharsets.UTF_8), listener == null ? e -> {} : listener, false);
+            java.nio.file.OpenOption[] how = append
+                    ? new java.nio.file.OpenOption[] {java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND}
+                    : new java.nio.file.OpenOption[0];
+            return new SwarmTrace(Files.newBufferedWriter(file, StandardCharsets.UTF_8, how), listener == null ? e -> {} : listener, false);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the trace " + file + ": " + e.getMessage(), e);
         }
@@ -139,6 +147,7 @@ public final class SwarmTrace implements AutoCloseable {
     private void drain() {
         while (true) {
             Runnable r;
+            boolean wrote = false;
             while ((r = pending.poll()) != null) {
                 try {
                     r.run();
@@ -146,6 +155,15 @@ public final class SwarmTrace implements AutoCloseable {
                     if (failure == null) failure = e; // reported by events() and close(); the writer goes on
                 }
                 written.incrementAndGet();
+                wrote = true;
+            }
+            // Out of the buffer whenever the writer catches up: a process that dies leaves its trace up to then.
+            if (wrote && out != null) {
+                try {
+                    out.flush();
+                } catch (IOException e) {
+                    if (failure == null) failure = new UncheckedIOException("cannot append to the trace: " + e.getMessage(), e);
+                }
             }
             if (closing && pending.isEmpty()) return;
             LockSupport.parkNanos(IDLE_NANOS);
