@@ -99,7 +99,7 @@ class ResumeCliTest {
         Path run = dir.resolve("run");
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx512m",
                 "-Dai.djl.offline=true", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run",
-                "Add up the squares of 0 to 7", "--script", script.toString(), "--latency-ms", "250", "--max-parallel", "2",
+                "Add up the squares of 0 to 7", "--script", script.toString(), "--latency-ms", "700", "--max-parallel", "2",
                 "--run-dir", run.toString(), "--json"));
         Process swarm = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("first.log").toFile()).start();
         try {
@@ -109,6 +109,8 @@ class ResumeCliTest {
                 assertTrue(System.nanoTime() < until, "no three answers within 90 s:\n" + Files.readString(dir.resolve("first.log")));
                 Thread.sleep(20);
             }
+            JsonNode listed = CliTest.swarm("runs", "--dir", dir.toString(), "--json").json().path("swarms").get(0);
+            assertEquals("running", listed.path("state").asText(), "its process holds the journal: " + listed);
         } finally {
             swarm.destroyForcibly(); // SIGKILL: no shutdown hook, no journal flush
             swarm.waitFor(30, TimeUnit.SECONDS);
@@ -117,6 +119,11 @@ class ResumeCliTest {
         assertTrue(!before.isEmpty() && before.size() < N, "killed mid-swarm: " + before);
         // The trace may show an answer or two that the journal had not written yet (it writes behind): those run again.
         assertTrue(answered(trace(run)).containsAll(before), "the journal holds no answer the trace lacks");
+
+        JsonNode dead = CliTest.swarm("runs", "--dir", dir.toString(), "--json").json().path("swarms").get(0);
+        assertEquals("resumable", dead.path("state").asText(), dead.toString());
+        assertEquals(before.size(), dead.path("answered").asInt(), dead.toString());
+        assertEquals("Add up the squares of 0 to 7", dead.path("task").asText());
 
         CliTest.Result resumed = CliTest.swarm("run", "--resume", run.toString(), "--script", script.toString(), "--json");
         assertEquals(0, resumed.exit(), resumed.err() + resumed.out());
@@ -134,6 +141,10 @@ class ResumeCliTest {
         for (String agent : before) assertFalse(startedAgain.contains(agent), agent + " had answered: not run again " + startedAgain);
         assertEquals(N, answered(events).size(), "every sub-agent answered, over the two runs");
         assertTrue(Files.exists(run.resolve("journal.mv.db")));
+        JsonNode finished = CliTest.swarm("runs", "--dir", dir.toString(), "--json").json().path("swarms").get(0);
+        assertEquals("finished", finished.path("state").asText(), finished.toString());
+        assertEquals("140", finished.path("answer").asText());
+        assertEquals(N, finished.path("answered").asInt());
 
         CliTest.Result again = CliTest.swarm("run", "--resume", run.toString(), "--script", script.toString(), "--json");
         assertEquals(0, again.exit(), again.err());

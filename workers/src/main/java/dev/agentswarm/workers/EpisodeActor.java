@@ -266,7 +266,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         turns.add(turn);
         append(setup.format.assistantMessage(c, parsed));
         reportProgress(calls, finishAnswer, parsed);
-        recordStep(c, finishAnswer == null && !calls.isEmpty());
+        recordStep(c, calls, finishAnswer == null && !calls.isEmpty());
 
         if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
         if (!calls.isEmpty()) {
@@ -365,14 +365,18 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     /**
      * Tells the swarm running this episode what the policy said this turn, so a durable swarm can
-     * resume the episode after it: with no results when there is nothing to run, otherwise with results
-     * to come ({@link #onToolsDone}). A recorded turn being replayed is not told again, unless its calls
+     * resume the episode after it: with its results once they are in ({@link #onToolsDone}), or at once
+     * when there is nothing to run. A recorded turn being replayed is not told again, unless its calls
      * were in flight at the crash.
      */
-    private void recordStep(Completion c, boolean toolsToRun) {
+    private void recordStep(Completion c, List<ToolCall> calls, boolean toolsToRun) {
         stepOpen = null;
         if (request.swarm() == null) return;
-        if (replaying == null) {
+        // The completion alone is worth a journal event only before a call that may run long (a round of
+        // sub-agents): after a crash there, the call is asked again, not the policy. Other turns are
+        // recorded once, when their results are in; one cut short by a crash is asked again whole.
+        boolean longCall = calls.stream().anyMatch(call -> SwarmProtocol.SPAWN_TOOL.equals(call.name()));
+        if (replaying == null && (!toolsToRun || longCall)) {
             request.swarm().tell(new SwarmProtocol.StepRecorded(request.episodeId(), policyTurns,
                     new EpisodeHistory.Step(c, toolsToRun ? null : List.of())));
         }

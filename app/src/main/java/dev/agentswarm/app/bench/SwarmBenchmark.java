@@ -3,6 +3,7 @@ package dev.agentswarm.app.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.app.JournalDatabase;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.app.SwarmRun;
 import dev.agentswarm.app.cli.Report;
@@ -26,6 +27,8 @@ import dev.agentswarm.workers.EpisodeServices;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -48,7 +51,9 @@ import java.util.function.Consumer;
  */
 public final class SwarmBenchmark {
 
-    public record Settings(int subAgents, int turns, int toolMs, int warmup, int reps, boolean blockingTool, boolean traced) {
+    /** {@code journaled}: the swarms journal as {@code swarm run} does by default (H2 in a temporary folder). */
+    public record Settings(int subAgents, int turns, int toolMs, int warmup, int reps, boolean blockingTool, boolean traced,
+                           boolean journaled) {
         public Settings {
             if (subAgents < 1 || turns < 1 || toolMs < 1 || warmup < 0 || reps < 1) {
                 throw new IllegalArgumentException("need subagents >= 1, turns >= 1, tool-ms >= 1, warmup >= 0, reps >= 1");
@@ -139,13 +144,16 @@ public final class SwarmBenchmark {
                 agentswarm.swarm.deadline = 10 minutes
                 agentswarm.episode.max-turns = %d
                 """.formatted(s.subAgents(), s.subAgents(), s.turns() + 2)).withFallback(SwarmNode.loadConfig(null)).resolve();
+        Path journalDir = s.journaled() ? Files.createTempDirectory("swarm-bench-journal") : null;
+        if (journalDir != null) config = JournalDatabase.settings(config, journalDir);
         WorkTool work = new WorkTool(s.toolMs(), s.blockingTool());
         SwarmSettings settings = SwarmSettings.fromConfig(config, Set.of("work"));
         EpisodeServices services = new EpisodeServices(script(s.subAgents(), s.turns()), ToolRegistry.of(work, new FinishTool()));
         String expected = s.subAgents() + " answers";
         try (SwarmNode node = SwarmNode.startEmbedded(config, services)) {
+            if (journalDir != null) JournalDatabase.createSchema(node.system(), config);
             for (int i = 0; i < s.warmup(); i++) {
-                Timed w = once(node, settings, "w" + i, s.traced());
+                Timed w = once(node, settings, "w" + i, s.traced(), s.journaled());
                 check(w.result(), expected);
                 log.accept(String.format("warmup %d: %.1f ms", i + 1, w.wallNanos() / 1e6));
             }
@@ -158,7 +166,7 @@ public final class SwarmBenchmark {
             double[][] phases = new double[4][s.reps()]; // plan accepted, last sub-agent started, last finished, answered
             SwarmResult last = null;
             for (int i = 0; i < s.reps(); i++) {
-                Timed t = once(node, settings, "r" + i, s.traced());
+                Timed t = once(node, settings, "r" + i, s.traced(), s.journaled());
                 last = t.result();
                 for (int p = 0; p < phases.length; p++) phases[p][i] = t.phasesMs()[p];
                 wall[i] = t.wallNanos() / 1e6;
@@ -184,6 +192,7 @@ public final class SwarmBenchmark {
             out.put("tool_ms", s.toolMs());
             out.put("tool", s.blockingTool() ? "blocking" : "async");
             out.put("traced", s.traced());
+            out.put("journal", s.journaled() ? "h2" : "none");
             out.put("wall_ms", Report.round(median, 2));
             out.put("ideal_ms", ideal);
             out.put("serial_ms", serial);
@@ -219,19 +228,27 @@ public final class SwarmBenchmark {
             out.put("cores", Runtime.getRuntime().availableProcessors());
             out.put("java", Runtime.version().toString());
             return out;
+        } finally {
+            if (journalDir != null) deleteTree(journalDir);
+        }
+    }
+
+    private static void deleteTree(Path dir) throws java.io.IOException {
+        try (var all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
         }
     }
 
     /** A swarm's result and its wall time: from starting the orchestrator to its answer (the trace is written after, untimed). */
     private record Timed(SwarmResult result, long wallNanos, double[] phasesMs) {}
 
-    private static Timed once(SwarmNode node, SwarmSettings settings, String runId, boolean traced) throws Exception {
+    private static Timed once(SwarmNode node, SwarmSettings settings, String runId, boolean traced, boolean journaled) throws Exception {
         CompletableFuture<SwarmResult> done = new CompletableFuture<>();
         try (SwarmTrace trace = traced ? SwarmTrace.inMemory() : SwarmTrace.none()) {
             // Stamped on the thread that delivers the answer, not when this thread wakes up.
             CompletableFuture<Long> answeredAt = done.thenApply(r -> System.nanoTime());
             long start = System.nanoTime();
-            SwarmRun.start(node, settings, runId, Task.of("bench", "Run the swarm"), trace, done);
+            SwarmRun.start(node, settings, runId, Task.of("bench", "Run the swarm"), trace, done, journaled);
             long answered = answeredAt.get(10, TimeUnit.MINUTES);
             SwarmResult r = done.join();
             double base = (start - trace.startNanos()) / 1e6;

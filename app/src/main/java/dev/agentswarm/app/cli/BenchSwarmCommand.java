@@ -32,6 +32,9 @@ public final class BenchSwarmCommand implements Callable<Integer> {
             + " of its own pool for tool-ms, as the peers' tools do.")
     boolean asyncTool;
 
+    @Option(names = "--no-journal", description = "Run the swarms without their journal (swarm run keeps one by default), to see what it costs.")
+    boolean noJournal;
+
     @Option(names = "--no-trace", description = "Run without the trace (trace.jsonl's events and messages), to see what it costs.")
     boolean noTrace;
 
@@ -43,7 +46,8 @@ public final class BenchSwarmCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        Map<String, Object> f = SwarmBenchmark.run(new SwarmBenchmark.Settings(subAgents, turns, toolMs, warmup, reps, !asyncTool, !noTrace),
+        Map<String, Object> f = SwarmBenchmark.run(new SwarmBenchmark.Settings(subAgents, turns, toolMs, warmup, reps, !asyncTool, !noTrace,
+                        !noJournal),
                 line -> spec.commandLine().getErr().println(line));
         Report r = new Report();
         r.line(String.format("swarm of %d sub-agents × %d tool calls of %d ms (%s tool), median of %d: %.1f ms", subAgents, turns, toolMs,

@@ -37,9 +37,10 @@ public final class SwarmProtocol {
     public record EpisodeProgress(String episodeId, int turns, String lastAction, int tokens) implements Command {}
 
     /**
-     * An episode of a swarm recorded policy turn {@code turn} (1-based): its completion, then again with its
-     * tool results once they are in ({@code record.results()} null until then). A durable swarm journals
-     * these, so the episode can resume after them ({@link EpisodeHistory}).
+     * An episode of a swarm recorded policy turn {@code turn} (1-based): its completion and tool results;
+     * before a {@code spawn_subagents} call, also the completion alone first ({@code record.results()}
+     * null), since that call runs as long as its round. A durable swarm journals these, so the episode can
+     * resume after them ({@link EpisodeHistory}).
      */
     public record StepRecorded(String episodeId, int turn, EpisodeHistory.Step record) implements Command {}
 }

@@ -117,6 +117,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     /** Events the journal has not confirmed yet, the first being event number {@code confirmed}. */
     private final List<SwarmEvent> unconfirmed = new ArrayList<>();
     private long confirmed;
+    /** Events sent to the journal so far: one batch is in flight while this is past {@code confirmed}. */
+    private long sent;
     /** A durable swarm's result, held until the journal has its last event. */
     private SwarmResult pendingResult;
     private final List<SpawnRound> rounds = new ArrayList<>();
@@ -183,6 +185,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         this.journal = journal;
         this.journalReplies = journalReplies;
         this.confirmed = ledger.events();
+        this.sent = confirmed;
         this.timers = timers;
         this.settings = settings;
         this.budget = settings.budget();
@@ -548,8 +551,18 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         ledger.apply(e);
         if (!durable()) return;
         unconfirmed.add(e);
-        // While the journal is being opened again, events wait here; it gets them when it is ready.
-        if (journal != null) journal.tell(new SwarmJournal.Append(ledger.events() - 1, List.of(e)));
+        sendToJournal();
+    }
+
+    /**
+     * One batch in flight at a time: what accumulates meanwhile goes in the next, so a busy swarm writes
+     * few large batches rather than an event per transaction. While the journal is being opened again,
+     * events wait here; it gets them when it is ready.
+     */
+    private void sendToJournal() {
+        if (journal == null || sent > confirmed || unconfirmed.isEmpty()) return;
+        journal.tell(new SwarmJournal.Append(confirmed, List.copyOf(unconfirmed)));
+        sent = confirmed + unconfirmed.size();
     }
 
     private boolean durable() {
@@ -586,6 +599,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                 unconfirmed.subList(0, (int) (done - confirmed)).clear();
                 confirmed = done;
             }
+            if (w.events() < sent) sent = confirmed; // the journal refused part of a batch (a gap): send from what it has
+            sendToJournal();
             replyWhenWritten();
             return next();
         } else if (from.reply() instanceof SwarmJournal.Ready r) {
@@ -597,7 +612,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             long from0 = Math.max(have, confirmed);
             unconfirmed.subList(0, (int) Math.min(unconfirmed.size(), from0 - confirmed)).clear();
             confirmed = from0;
-            if (!unconfirmed.isEmpty()) journal.tell(new SwarmJournal.Append(confirmed, List.copyOf(unconfirmed)));
+            sent = confirmed;
+            sendToJournal();
             replyWhenWritten();
             return next();
         } else if (from.reply() instanceof SwarmJournal.Failed f) {
@@ -609,6 +625,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     /** The journal stopped (a write failed): open it again after a pause; what it lacks is sent again when it is ready. */
     private Behavior<Command> onJournalStopped() {
         journal = null;
+        sent = confirmed; // the batch in flight may not have made it
         timers.startSingleTimer(ReopenJournal.INSTANCE, settings.lostAfter().dividedBy(10).plusMillis(200));
         return this;
     }
