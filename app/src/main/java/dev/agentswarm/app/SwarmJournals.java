@@ -74,8 +74,8 @@ public final class SwarmJournals {
         return out;
     }
 
-    private static Swarm swarm(Connection c, String where, String persistenceId, Serialization serialization) throws SQLException {
-        String runId = persistenceId.substring("swarm|".length(), persistenceId.length() - ":root".length());
+    /** The events of one orchestrator's journal ({@code swarm|RUN:AGENT}), in order. */
+    public static List<SwarmEvent> events(Connection c, String persistenceId, Serialization serialization) throws SQLException {
         List<SwarmEvent> events = new ArrayList<>();
         try (PreparedStatement q = c.prepareStatement("SELECT \"event_ser_id\", \"event_ser_manifest\", \"event_payload\""
                 + " FROM \"event_journal\" WHERE \"persistence_id\" = ? AND \"deleted\" = false ORDER BY \"sequence_number\"")) {
@@ -87,8 +87,17 @@ public final class SwarmJournals {
                     events.add(se);
                 }
             }
+        }
+        return events;
+    }
+
+    private static Swarm swarm(Connection c, String where, String persistenceId, Serialization serialization) throws SQLException {
+        String runId = persistenceId.substring("swarm|".length(), persistenceId.length() - ":root".length());
+        List<SwarmEvent> events;
+        try {
+            events = events(c, persistenceId, serialization);
         } catch (RuntimeException e) {
-            return new Swarm(where, runId, State.UNREADABLE, null, 0, 0, 0, events.size(), null, e.getMessage());
+            return new Swarm(where, runId, State.UNREADABLE, null, 0, 0, 0, 0, null, e.getMessage());
         }
         SwarmLedger ledger;
         try {
