@@ -1,5 +1,6 @@
 package dev.agentswarm.testkit;
 
+import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.policy.PolicyException;
 import dev.agentswarm.core.protocol.CompletionRequest;
 import dev.agentswarm.core.protocol.Message;
@@ -19,8 +20,11 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -102,8 +106,13 @@ public final class DurableSwarmScenario {
     }
 
     public SwarmHarness harness(Calls calls) {
-        return SwarmHarness.on(kit, ScriptedPolicy.texts(calls::answer).withLatency(Duration.ofMillis(15)),
-                ToolRegistry.of(new FinishTool()).plus(calls.tool()), "agentswarm.swarm.max-parallel = 4");
+        Policy scripted = ScriptedPolicy.texts(calls::answer).withLatency(Duration.ofMillis(15));
+        // Before the crash the orchestrator takes its time over the final answer, so the node dies while it thinks, not after.
+        Executor later = CompletableFuture.delayedExecutor(1500, TimeUnit.MILLISECONDS);
+        Policy policy = req -> SwarmHarness.agentOf(req.episodeId()).equals("root") && req.turn() > 1 && !calls.crashed.get()
+                ? CompletableFuture.runAsync(() -> {}, later).thenCompose(v -> scripted.complete(req))
+                : scripted.complete(req);
+        return SwarmHarness.on(kit, policy, ToolRegistry.of(new FinishTool()).plus(calls.tool()), "agentswarm.swarm.max-parallel = 4");
     }
 
     public static Set<String> doneAgents(List<SwarmEvent> events) {
