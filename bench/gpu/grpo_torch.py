@@ -18,57 +18,23 @@ the forward under torch.autocast(bfloat16)). attention: eager (scores materialis
 sdpa (torch.nn.functional.scaled_dot_product_attention, causal).
 
 The model reads config.json and model.safetensors (or the shards of model.safetensors.index.json) in F32, BF16 or F16,
-with a small reader of its own (the safetensors layout: u64 header length, JSON header, raw little-endian data).
+through the reader of ../pytorch-ref-qwen3/hf_model.py.
 """
 import argparse
 import json
 import math
 import os
-import struct
 import sys
 import time
 
-import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
 
-# ---------------------------------------------------------------- weights
-
-def read_safetensors(path):
-    with open(path, "rb") as f:
-        n = struct.unpack("<Q", f.read(8))[0]
-        header = json.loads(f.read(n))
-        data = f.read()
-    out = {}
-    for name, t in header.items():
-        if name == "__metadata__":
-            continue
-        b, e = t["data_offsets"]
-        raw = np.frombuffer(data, dtype=np.uint8, count=e - b, offset=b)
-        if t["dtype"] == "F32":
-            arr = torch.from_numpy(raw.view("<f4").copy())
-        elif t["dtype"] == "F16":
-            arr = torch.from_numpy(raw.view("<f2").astype(np.float32))
-        elif t["dtype"] == "BF16":
-            arr = torch.from_numpy((raw.view("<u2").astype(np.uint32) << 16).view(np.float32))
-        else:
-            raise ValueError("%s: dtype %s" % (name, t["dtype"]))
-        out[name] = arr.reshape(t["shape"])
-    return out
-
-
-def read_weights(d):
-    index = os.path.join(d, "model.safetensors.index.json")
-    if os.path.exists(index):
-        with open(index) as f:
-            files = sorted(set(json.load(f)["weight_map"].values()))
-        w = {}
-        for name in files:
-            w.update(read_safetensors(os.path.join(d, name)))
-        return w
-    return read_safetensors(os.path.join(d, "model.safetensors"))
+# The safetensors reader of the CPU reference (float32 from F32, BF16 or F16; one file or an index's shards).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pytorch-ref-qwen3"))
+from hf_model import read_weights  # noqa: E402
 
 
 # ---------------------------------------------------------------- the model, named as Hugging Face's Qwen3
