@@ -78,8 +78,8 @@ class ResumeCliTest {
         ActorTestKit kit = ActorTestKit.create("read-journal", cfg);
         try {
             TestProbe<SwarmJournal.Reply> probe = kit.createTestProbe();
-            kit.spawn(new SwarmJournal(SwarmRun.RUN_ID + ":root", probe.getRef()));
-            SwarmLedger ledger = SwarmLedger.replay(probe.expectMessageClass(SwarmJournal.Ready.class, Duration.ofSeconds(30)).events());
+            kit.spawn(SwarmJournal.create(SwarmRun.RUN_ID + ":root", probe.getRef()));
+            SwarmLedger ledger = probe.expectMessageClass(SwarmJournal.Ready.class, Duration.ofSeconds(30)).ledger();
             Set<String> done = new TreeSet<>();
             for (SwarmLedger.Round r : ledger.rounds()) {
                 r.state().statuses().forEach((id, st) -> {

@@ -151,14 +151,15 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                                                   SwarmTrace trace, ActorRef<SwarmResult> replyTo) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(100_000, stash -> {
             ActorRef<SwarmJournal.Reply> replies = ctx.messageAdapter(SwarmJournal.Reply.class, FromJournal::new);
-            ActorRef<SwarmJournal.Command> journal = ctx.spawn(new SwarmJournal(journalId(place), replies), "journal");
+            ActorRef<SwarmJournal.Command> journal = ctx.spawn(SwarmJournal.create(journalId(place), replies), "journal");
             ctx.watchWith(journal, JournalStopped.INSTANCE);
             return Behaviors.receive(Command.class)
                     .onMessage(FromJournal.class, f -> f.reply() instanceof SwarmJournal.Ready, f -> {
-                        List<SwarmEvent> events = ((SwarmJournal.Ready) f.reply()).events();
-                        Orchestrator o = new Orchestrator(ctx, timers, settings, place, task, route, trace, replyTo,
-                                SwarmLedger.replay(events), journal, replies);
-                        return stash.unstashAll(events.isEmpty() ? o.start() : o.resume());
+                        // The journal recovered its ledger (from its latest snapshot and the events after it): this is a copy.
+                        SwarmJournal.Ready ready = (SwarmJournal.Ready) f.reply();
+                        Orchestrator o = new Orchestrator(ctx, timers, settings, place, task, route, trace, replyTo, ready.ledger(),
+                                journal, replies);
+                        return stash.unstashAll(ready.events() == 0 ? o.start() : o.resume());
                     })
                     .onMessage(FromJournal.class, f -> f.reply() instanceof SwarmJournal.Failed, f -> {
                         // A journal that does not make this swarm: nothing is resumed, nothing overwritten.
@@ -605,7 +606,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             return next();
         } else if (from.reply() instanceof SwarmJournal.Ready r) {
             // A journal opened again after a failed write: it has what reached the database; send the rest again.
-            long have = r.events().size();
+            long have = r.events();
             if (have < confirmed) {
                 getContext().getLog().error("the journal of {} lost confirmed events ({} of {})", place.agent(), have, confirmed);
             }
@@ -632,7 +633,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     private Behavior<Command> onReopenJournal() {
         if (journal == null && (!finished || pendingResult != null)) {
-            journal = getContext().spawnAnonymous(new SwarmJournal(journalId(place), journalReplies));
+            journal = getContext().spawnAnonymous(SwarmJournal.create(journalId(place), journalReplies));
             getContext().watchWith(journal, JournalStopped.INSTANCE);
         }
         return this;

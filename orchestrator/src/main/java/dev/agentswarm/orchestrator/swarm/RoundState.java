@@ -41,6 +41,22 @@ public final class RoundState {
         }
     }
 
+    /**
+     * A round as a snapshot left it: every sub-task of {@code plan} with its status (in plan order,
+     * whatever order {@code statuses} has), and why it stopped (null while it goes on).
+     * @throws IllegalArgumentException when the statuses are not those of the plan's sub-tasks
+     */
+    public static RoundState restore(int round, Plan plan, Map<String, Status> statuses, String stoppedBecause) {
+        RoundState state = new RoundState(round, plan);
+        if (!statuses.keySet().equals(state.status.keySet())) {
+            throw new IllegalArgumentException("round " + round + " has sub-tasks " + state.status.keySet() + " but statuses for "
+                    + statuses.keySet());
+        }
+        for (String id : state.status.keySet()) state.status.put(id, statuses.get(id));
+        state.stoppedBecause = stoppedBecause;
+        return state;
+    }
+
     public int round() {
         return round;
     }

@@ -1,5 +1,6 @@
 package dev.agentswarm.orchestrator.swarm;
 
+import dev.agentswarm.core.CborSerializable;
 import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.AttemptEnded;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.AttemptStarted;
@@ -24,6 +25,10 @@ import java.util.Set;
  * same for a live orchestrator as for one recovering from its journal, so recovery rebuilds exactly
  * what was there. An event that cannot follow the state (a journal out of order, or another swarm's)
  * is refused with what and where, never half applied.
+ *
+ * <p>Its whole state can be taken as a {@link Snapshot} and restored from one, so that a journal can be
+ * recovered from its latest snapshot and the events after it: the restored ledger equals the one that
+ * applied every event ({@link #view()} compares them).
  */
 public final class SwarmLedger {
 
@@ -41,6 +46,26 @@ public final class SwarmLedger {
 
     public record RoundView(int round, int turn, Map<String, String> agents, Map<String, RoundState.Status> statuses,
                             String stoppedBecause) {}
+
+    /**
+     * The ledger's whole state, as a journal stores it (Jackson CBOR, with {@link JournalFormat}'s version):
+     * each round with its plan and sub-task statuses, whether the last round is still open, the attempts
+     * running in the order they started, the recorded steps of the episodes still running, and the counts.
+     */
+    public record Snapshot(List<RoundSnapshot> rounds, boolean lastRoundOpen, List<Attempt> running, List<String> usedAgents,
+                           Map<String, List<String>> trajectories, int subAgents, long turns, long tokens, String exhausted,
+                           String exhaustedDetail, SwarmEnded ended, long events, SwarmStarted started,
+                           Map<String, List<EpisodeHistory.Step>> steps) implements CborSerializable {
+        public Snapshot {
+            rounds = List.copyOf(rounds);
+            running = List.copyOf(running);
+            usedAgents = List.copyOf(usedAgents);
+        }
+    }
+
+    /** One round in a {@link Snapshot}. */
+    public record RoundSnapshot(int round, int turn, Plan plan, Map<String, String> agents, Map<String, RoundState.Status> statuses,
+                                String stoppedBecause) {}
 
     private final List<Round> rounds = new ArrayList<>();
     private Round current;
@@ -63,6 +88,63 @@ public final class SwarmLedger {
         SwarmLedger ledger = new SwarmLedger();
         for (SwarmEvent e : journal) ledger.apply(e);
         return ledger;
+    }
+
+    /** This ledger's state, to store: later changes to the ledger do not change it. */
+    public Snapshot snapshot() {
+        List<RoundSnapshot> rs = new ArrayList<>();
+        for (Round r : rounds) {
+            rs.add(new RoundSnapshot(r.state().round(), r.turn(), r.state().plan(), r.agents(), r.state().statuses(),
+                    r.state().stoppedBecause()));
+        }
+        Map<String, List<String>> refs = new LinkedHashMap<>();
+        trajectories.forEach((k, v) -> refs.put(k, List.copyOf(v)));
+        return new Snapshot(rs, current != null, List.copyOf(running.values()), List.copyOf(usedAgents), refs, subAgents, turns,
+                tokens, exhausted, exhaustedDetail, ended, events, started, stepsCopy());
+    }
+
+    /**
+     * The ledger a snapshot was taken of; the events after it apply as they did to that one.
+     * @throws IllegalArgumentException when the snapshot does not hold together (a round's statuses are
+     *     not its plan's, a running attempt of a round that is not there)
+     */
+    public static SwarmLedger restore(Snapshot s) {
+        SwarmLedger ledger = new SwarmLedger();
+        for (RoundSnapshot r : s.rounds()) {
+            if (r.round() != ledger.rounds.size() + 1) {
+                throw new IllegalArgumentException("the snapshot's round " + r.round() + " follows " + ledger.rounds.size() + " rounds");
+            }
+            ledger.rounds.add(new Round(RoundState.restore(r.round(), r.plan(), r.statuses(), r.stoppedBecause()), r.turn(),
+                    Map.copyOf(r.agents())));
+        }
+        if (s.lastRoundOpen()) {
+            if (ledger.rounds.isEmpty()) throw new IllegalArgumentException("the snapshot has an open round but no rounds");
+            ledger.current = ledger.rounds.get(ledger.rounds.size() - 1);
+        }
+        for (Attempt a : s.running()) {
+            if (a.round() < 1 || a.round() > ledger.rounds.size()) {
+                throw new IllegalArgumentException("the snapshot's attempt " + a.episodeId() + " belongs to round " + a.round()
+                        + ", which it does not have");
+            }
+            ledger.running.put(a.episodeId(), a);
+        }
+        ledger.usedAgents.addAll(s.usedAgents());
+        s.trajectories().forEach((k, v) -> ledger.trajectories.put(k, new ArrayList<>(v)));
+        ledger.subAgents = s.subAgents();
+        ledger.turns = s.turns();
+        ledger.tokens = s.tokens();
+        ledger.exhausted = s.exhausted();
+        ledger.exhaustedDetail = s.exhaustedDetail();
+        ledger.ended = s.ended();
+        ledger.events = s.events();
+        ledger.started = s.started();
+        s.steps().forEach((k, v) -> ledger.steps.put(k, new ArrayList<>(v)));
+        return ledger;
+    }
+
+    /** A ledger of its own in the same state (a snapshot's worth of copying). */
+    public SwarmLedger copy() {
+        return restore(snapshot());
     }
 
     /** Thrown for an event that cannot follow the ledger's state; the state is unchanged. */

@@ -60,6 +60,88 @@ class SwarmLedgerTest {
                 new SwarmEnded("The Eiffel Tower, 1889", StopReason.FINAL_ANSWER, null, 6, 90));
     }
 
+    /**
+     * {@link #journal()} as an orchestrator writes it: the swarm's start and the recorded turns of the
+     * orchestrator's episode and of sub-agents a and b (a's first turn before and after its tool results).
+     */
+    static List<SwarmEvent> journalWithSteps() {
+        Completion said = new Completion("<tool_call>…</tool_call>", List.of(), new int[] {4, 2}, new float[] {-0.1f, -0.2f},
+                FinishReason.TOOL_CALLS, 3, 12, 2);
+        ToolResult read = new ToolResult("call_0", "search", "Paris", ToolStatus.OK, false, 1000);
+        List<SwarmEvent> out = new ArrayList<>(journal());
+        out.add(3, new SwarmEvent.StepRecorded("run:root/b", 1, new EpisodeHistory.Step(said, null)));
+        out.add(2, new SwarmEvent.StepRecorded("run:root/a", 2, new EpisodeHistory.Step(said, null)));
+        out.add(2, new SwarmEvent.StepRecorded("run:root/a", 1, new EpisodeHistory.Step(said, List.of(read))));
+        out.add(2, new SwarmEvent.StepRecorded("run:root/a", 1, new EpisodeHistory.Step(said, null)));
+        out.add(0, new SwarmEvent.StepRecorded("run:root", 1, new EpisodeHistory.Step(said, List.of(read))));
+        out.add(0, new SwarmEvent.SwarmStarted("t-1", "Which tower, and when?"));
+        return out;
+    }
+
+    /** {@code value} written and read back by the actor system's serializer for it, as a journal stores it. */
+    static Object throughTheSerializer(Serialization serialization, Object value) {
+        Serializer s = serialization.findSerializerFor(value);
+        byte[] bytes = serialization.serialize(value).get();
+        return serialization.deserialize(bytes, s.identifier(), org.apache.pekko.serialization.Serializers.manifestFor(s, value)).get();
+    }
+
+    @Test
+    void aSnapshotAtAnyEventRestoresTheLedgerAndTheEventsAfterItApplyAsToTheFullReplay() {
+        List<SwarmEvent> all = journalWithSteps();
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "ledger-snapshots");
+        try {
+            Serialization serialization = SerializationExtension.get(system.classicSystem());
+            // Snapshots taken from a live ledger as it goes: later events must not change them.
+            SwarmLedger live = new SwarmLedger();
+            List<SwarmLedger.Snapshot> taken = new ArrayList<>(List.of(live.snapshot()));
+            for (SwarmEvent e : all) taken.add(live.apply(e).snapshot());
+            for (int cut = 0; cut <= all.size(); cut++) {
+                SwarmLedger.Snapshot stored = (SwarmLedger.Snapshot) throughTheSerializer(serialization, taken.get(cut));
+                SwarmLedger restored = SwarmLedger.restore(stored);
+                assertEquals(SwarmLedger.replay(all.subList(0, cut)).view(), restored.view(), "restored at event " + cut);
+                for (int k = cut; k < all.size(); k++) {
+                    restored.apply(all.get(k));
+                    assertEquals(SwarmLedger.replay(all.subList(0, k + 1)).view(), restored.view(),
+                            "snapshot at " + cut + ", then events to " + (k + 1));
+                }
+            }
+        } finally {
+            system.terminate();
+        }
+    }
+
+    @Test
+    void aRestoredLedgerRefusesWhatTheReplayedOneRefusesAndDecidesTheSame() {
+        List<SwarmEvent> all = journalWithSteps();
+        int mid = 8; // a (two turns recorded) and b running; c waits for both
+        SwarmLedger restored = SwarmLedger.restore(SwarmLedger.replay(all.subList(0, mid)).snapshot());
+        SwarmLedger replayed = SwarmLedger.replay(all.subList(0, mid));
+        assertEquals(replayed.current().state().ready(10), restored.current().state().ready(10));
+        assertEquals(replayed.history("run:root").steps(), restored.history("run:root").steps());
+        SwarmEvent early = new AttemptStarted(1, "c", "root/c", 1, "run:root/c", false);
+        String refusedReplayed = assertThrows(SwarmLedger.Refused.class, () -> replayed.apply(early)).getMessage();
+        String refusedRestored = assertThrows(SwarmLedger.Refused.class, () -> restored.apply(early)).getMessage();
+        assertEquals(refusedReplayed, refusedRestored);
+        assertEquals(replayed.view(), restored.view());
+    }
+
+    @Test
+    void aSnapshotThatDoesNotHoldTogetherIsRefusedByName() {
+        SwarmLedger.Snapshot s = SwarmLedger.replay(journal().subList(0, 3)).snapshot();
+        SwarmLedger.RoundSnapshot r = s.rounds().get(0);
+        Map<String, RoundState.Status> fewer = new java.util.LinkedHashMap<>(r.statuses());
+        fewer.remove("c");
+        SwarmLedger.Snapshot broken = new SwarmLedger.Snapshot(List.of(new SwarmLedger.RoundSnapshot(1, r.turn(), r.plan(), r.agents(),
+                fewer, null)), true, s.running(), s.usedAgents(), s.trajectories(), s.subAgents(), s.turns(), s.tokens(), null, null,
+                null, s.events(), null, s.steps());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SwarmLedger.restore(broken));
+        assertTrue(e.getMessage().contains("round 1 has sub-tasks [a, b, c] but statuses for [a, b]"), e.getMessage());
+        SwarmLedger.Snapshot orphan = new SwarmLedger.Snapshot(List.of(), false, s.running(), s.usedAgents(), s.trajectories(),
+                s.subAgents(), s.turns(), s.tokens(), null, null, null, s.events(), null, s.steps());
+        e = assertThrows(IllegalArgumentException.class, () -> SwarmLedger.restore(orphan));
+        assertTrue(e.getMessage().contains("attempt run:root/a belongs to round 1"), e.getMessage());
+    }
+
     @Test
     void theJournalRebuildsEachSubTasksStateTheBudgetsAndTheEnd() {
         SwarmLedger l = SwarmLedger.replay(journal());

@@ -1,0 +1,81 @@
+package dev.agentswarm.orchestrator.swarm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.apache.pekko.serialization.Serializers;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+
+/** The journal's format version as the Jackson serializer writes and checks it. */
+class JournalFormatTest {
+
+    private static final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "journal-format");
+    private static final Serialization serialization = SerializationExtension.get(system.classicSystem());
+
+    @AfterAll
+    static void stop() {
+        system.terminate();
+    }
+
+    private static List<Object> everyKindOfEntry() {
+        List<Object> entries = new java.util.ArrayList<>(SwarmLedgerTest.journalWithSteps());
+        entries.add(SwarmLedger.replay(SwarmLedgerTest.journalWithSteps().subList(0, 8)).snapshot());
+        return entries;
+    }
+
+    @Test
+    void everyEventAndTheSnapshotCarryTheFormatVersionInTheirManifest() {
+        Set<Class<?>> seen = new HashSet<>();
+        for (Object entry : everyKindOfEntry()) {
+            Serializer s = serialization.findSerializerFor(entry);
+            assertEquals(entry.getClass().getName() + "#" + JournalFormat.VERSION, Serializers.manifestFor(s, entry),
+                    "no migration registered for " + entry.getClass().getName() + " in pekko.serialization.jackson.migrations");
+            seen.add(entry.getClass());
+        }
+        // Every kind of event is in the sample, so a new event type without a registered version fails here.
+        for (Class<?> kind : SwarmEvent.class.getPermittedSubclasses()) {
+            if (kind.isRecord()) assertTrue(seen.contains(kind), "the sample lacks a " + kind.getSimpleName());
+        }
+    }
+
+    @Test
+    void anEntryFromANewerBuildIsRefusedWithBothVersionsAndAnOlderManifestIsRead() {
+        for (Object entry : everyKindOfEntry()) {
+            Serializer s = serialization.findSerializerFor(entry);
+            byte[] bytes = serialization.serialize(entry).get();
+            String name = entry.getClass().getName();
+            Throwable refused = serialization.deserialize(bytes, s.identifier(), name + "#" + (JournalFormat.VERSION + 1)).failed().get();
+            JournalFormat.NewerThanThisBuild newer = JournalFormat.newerFormatIn(new RuntimeException("a journal plugin's wrapper", refused));
+            assertSame(refused, newer, "the check's own exception, found through a wrapper");
+            assertEquals(JournalFormat.VERSION + 1, newer.found());
+            assertEquals(name.substring(name.lastIndexOf('.') + 1) + " is in journal format " + (JournalFormat.VERSION + 1)
+                    + ", and this build reads format " + JournalFormat.VERSION + " and older", newer.getMessage());
+            // Journals written before the version was recorded have no suffix: format 1.
+            Object read = serialization.deserialize(bytes, s.identifier(), name).get();
+            if (entry instanceof SwarmEvent) assertEquals(entry, read);
+            else assertEquals(SwarmLedger.restore((SwarmLedger.Snapshot) entry).view(), SwarmLedger.restore((SwarmLedger.Snapshot) read).view());
+        }
+    }
+
+    @Test
+    void theCheckAnySerializerMakes() {
+        JournalFormat.checkReadable(JournalFormat.VERSION, "SwarmStarted");
+        JournalFormat.NewerThanThisBuild newer = assertThrows(JournalFormat.NewerThanThisBuild.class,
+                () -> JournalFormat.checkReadable(JournalFormat.VERSION + 3, "SwarmStarted"));
+        assertEquals("SwarmStarted", newer.what());
+        IllegalArgumentException none = assertThrows(IllegalArgumentException.class, () -> JournalFormat.checkReadable(0, "StepRecorded"));
+        assertTrue(none.getMessage().contains("StepRecorded has journal format 0"), none.getMessage());
+        assertEquals(null, JournalFormat.newerFormatIn(new IllegalStateException("the database went away")));
+    }
+}
