@@ -4,10 +4,17 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -72,26 +79,88 @@ public final class JournalDatabase {
         }
     }
 
-    /** Creates the plugin's tables when missing (journal, tags, snapshots), if {@code create-schema} is on. */
+    /**
+     * Creates the plugin's tables when missing (journal, tags, snapshots), if {@code create-schema} is on,
+     * then checks them ({@link #checkSchema}).
+     */
     public static void createSchema(ClassicActorSystemProvider system, Config config) {
-        if (!config.getBoolean("agentswarm.persistence.create-schema")) return;
-        Duration limit = config.getDuration("agentswarm.persistence.connect-timeout").multipliedBy(3);
-        try {
-            SchemaUtils.createIfNotExists(system).toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("cannot create the journal's tables in " + redacted(url(config)) + ": "
-                    + e.getCause().getMessage(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new IllegalStateException("creating the journal's tables in " + redacted(url(config)) + " took over " + limit, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while creating the journal's tables", e);
+        if (config.getBoolean("agentswarm.persistence.create-schema")) {
+            Duration limit = config.getDuration("agentswarm.persistence.connect-timeout").multipliedBy(3);
+            try {
+                SchemaUtils.createIfNotExists(system).toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("cannot create the journal's tables in " + redacted(url(config)) + ": "
+                        + e.getCause().getMessage(), e.getCause());
+            } catch (TimeoutException e) {
+                throw new IllegalStateException("creating the journal's tables in " + redacted(url(config)) + " took over " + limit, e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while creating the journal's tables", e);
+            }
+        }
+        checkSchema(config);
+    }
+
+    /** The plugin's tables this build writes, by their configuration: where its name and its columns' names are. */
+    private static final List<String> TABLES = List.of("jdbc-journal.tables.event_journal", "jdbc-journal.tables.event_tag",
+            "jdbc-snapshot-store.tables.snapshot");
+
+    /**
+     * Checks, before a swarm starts, that the journal's tables are the ones this build's plugin writes:
+     * each one there with every column it uses. A table made by another version (an older plugin's
+     * {@code journal}, a column missing) would otherwise fail the first write or read, mid-swarm.
+     * @throws IllegalStateException naming the table, what it lacks and the database (without credentials)
+     */
+    public static void checkSchema(Config config) {
+        String url = url(config);
+        try (Connection c = DriverManager.getConnection(url, config.getString(DB + ".user"), config.getString(DB + ".password"))) {
+            DatabaseMetaData meta = c.getMetaData();
+            for (String path : TABLES) {
+                Config table = config.getConfig(path);
+                String name = table.getString("tableName");
+                String schema = table.getString("schemaName");
+                Map<String, String> have = columns(meta, schema.isEmpty() ? null : schema, name);
+                if (have.isEmpty()) {
+                    throw new IllegalStateException("the journal database " + redacted(url) + " has no table " + name
+                            + (config.getBoolean("agentswarm.persistence.create-schema") ? ""
+                                    : " (agentswarm.persistence.create-schema is off: create it with pekko-persistence-jdbc's schema script)"));
+                }
+                List<String> missing = new ArrayList<>();
+                for (Object column : table.getConfig("columnNames").root().unwrapped().values()) {
+                    if (!have.containsKey(column.toString().toLowerCase(Locale.ROOT))) missing.add(column.toString());
+                }
+                if (!missing.isEmpty()) {
+                    throw new IllegalStateException("the journal table " + name + " in " + redacted(url) + " lacks column"
+                            + (missing.size() == 1 ? " " : "s ") + String.join(", ", missing) + " (it has " + String.join(", ", have.values())
+                            + "): it was not made by this version's schema; move it aside or migrate it, no swarm starts on it");
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the journal's tables in " + redacted(url) + ": " + e.getMessage(), e);
         }
     }
 
-    /** A URL without its query string, where passwords may be. */
+    /** A table's columns, lower-cased name to name (H2 keeps quoted names as written, PostgreSQL lower-cases). */
+    private static Map<String, String> columns(DatabaseMetaData meta, String schema, String table) throws SQLException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String candidate : new LinkedHashSet<>(List.of(table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT)))) {
+            String escape = meta.getSearchStringEscape();
+            String pattern = escape == null ? candidate : candidate.replace("_", escape + "_").replace("%", escape + "%");
+            try (ResultSet rs = meta.getColumns(null, schema, pattern, null)) {
+                while (rs.next()) {
+                    String column = rs.getString("COLUMN_NAME");
+                    out.put(column.toLowerCase(Locale.ROOT), column);
+                }
+            }
+            if (!out.isEmpty()) return out;
+        }
+        return out;
+    }
+
+    /** A URL without its query string, where PostgreSQL's password may be, nor H2's {@code ;PASSWORD=} settings. */
     static String redacted(String url) {
         int q = url.indexOf('?');
-        return q < 0 ? url : url.substring(0, q);
+        String base = q < 0 ? url : url.substring(0, q);
+        return base.replaceAll("(?i);(password|user)=[^;]*", "");
     }
 }

@@ -1,10 +1,17 @@
 package dev.agentswarm.app;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent;
+import dev.agentswarm.orchestrator.swarm.SwarmLedger;
+import dev.agentswarm.orchestrator.swarm.SwarmResult;
+import dev.agentswarm.orchestrator.swarm.SwarmTrace;
 import dev.agentswarm.orchestrator.swarm.SwarmJournal;
 import dev.agentswarm.testkit.DurableSwarmScenario;
 import dev.agentswarm.testkit.EpisodeHarness;
@@ -13,15 +20,22 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.serialization.Serialization;
 import org.apache.pekko.serialization.SerializationExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The durable swarm's crash test ({@link DurableSwarmScenario}) on the real journal databases: H2 in a run folder, and PostgreSQL. */
+/**
+ * The durable swarm's crash test ({@link DurableSwarmScenario}) on the real journal databases: H2 in a run
+ * folder, and PostgreSQL; and a PostgreSQL that is stopped mid-swarm and started again.
+ */
 class DurableSwarmDatabaseTest {
+
+    private static final Task TASK = Task.of("sum", "Add up the squares in the ledger's entries 0 to 19.");
 
     private interface Body {
         void run(DurableSwarmScenario scenario) throws Exception;
@@ -69,6 +83,55 @@ class DurableSwarmDatabaseTest {
                     + db.jdbcUrl() + "\", user = \"" + PostgresServer.USER + "\", password = \"\", driver = \"org.postgresql.Driver\" } }")
                     .withFallback(SwarmNode.loadConfig(null));
             onJournal(pg, DurableSwarmDatabaseTest::everyCrashPoint);
+        }
+    }
+
+    private static List<SwarmEvent> journaled(PostgresServer db, String persistenceId, Serialization serialization) throws SQLException {
+        try (Connection c = db.connect()) {
+            return SwarmJournals.events(c, persistenceId, serialization);
+        }
+    }
+
+    @Test
+    void onPostgresThatGoesAwayMidSwarmAndComesBack() throws Exception {
+        assumeTrue(PostgresServer.available() || PostgresServer.required(), "PostgreSQL is not installed (bin/test installs it)");
+        try (PostgresServer db = PostgresServer.start()) {
+            Config cfg = ConfigFactory.parseString("pekko.actor.provider = local\n"
+                    + "agentswarm.persistence.database = postgres\n"
+                    + "pekko-persistence-jdbc.shared-databases.slick { profile = \"slick.jdbc.PostgresProfile$\", db { url = \""
+                    + db.jdbcUrl() + "\", user = \"" + PostgresServer.USER + "\", password = \"\", driver = \"org.postgresql.Driver\" } }")
+                    .withFallback(SwarmNode.loadConfig(null)).withFallback(EpisodeHarness.TEST_CONFIG).resolve();
+            ActorTestKit kit = ActorTestKit.create("durable-db-down", cfg);
+            try {
+                JournalDatabase.createSchema(kit.system(), cfg);
+                Serialization serialization = SerializationExtension.get(kit.system().classicSystem());
+                String id = SwarmJournal.persistenceId("pg-down:root").id();
+                DurableSwarmScenario scenario = new DurableSwarmScenario(kit, run -> List.of());
+                TestProbe<SwarmResult> result = kit.createTestProbe();
+                scenario.harness(new DurableSwarmScenario.Calls()).startDurable("pg-down", TASK, SwarmTrace.inMemory(), result.getRef());
+                long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                List<SwarmEvent> before = journaled(db, id, serialization);
+                while (before.stream().noneMatch(e -> e instanceof SwarmEvent.RoundPlanned)) {
+                    if (System.nanoTime() > until) throw new AssertionError("no plan journaled: " + before);
+                    Thread.sleep(5);
+                    before = journaled(db, id, serialization);
+                }
+                db.stopServer(); // the database goes away mid-round: sub-agents go on, their events wait in the orchestrator
+                Thread.sleep(4000);
+                result.expectNoMessage(Duration.ZERO); // no answer while the journal lacks events
+                db.restart();
+                SwarmResult r = result.receiveMessage(Duration.ofSeconds(60));
+                assertEquals(StopReason.FINAL_ANSWER, r.stopReason(), r.toString());
+                assertEquals(Integer.toString(DurableSwarmScenario.EXPECTED), r.answer());
+                List<SwarmEvent> all = journaled(db, id, serialization);
+                assertEquals(before, all.subList(0, before.size()), "what was journaled before the database went away is kept");
+                SwarmLedger ledger = SwarmLedger.replay(all); // every event once, in order: a gap or a repeat is refused
+                assertEquals(Integer.toString(DurableSwarmScenario.EXPECTED), ledger.ended().answer(), "the journal holds the end");
+                assertEquals(DurableSwarmScenario.N, DurableSwarmScenario.doneAgents(all).size());
+                assertTrue(all.size() > before.size() + DurableSwarmScenario.N, "the events of the outage were written after it");
+            } finally {
+                kit.shutdownTestKit();
+            }
         }
     }
 }

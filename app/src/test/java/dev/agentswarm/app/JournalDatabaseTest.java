@@ -1,6 +1,7 @@
 package dev.agentswarm.app;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -19,15 +20,20 @@ import dev.agentswarm.orchestrator.swarm.SwarmEvent.Outcome;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.RoundEnded;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.RoundPlanned;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.SwarmEnded;
+import dev.agentswarm.orchestrator.swarm.SwarmJournal;
 import dev.agentswarm.orchestrator.swarm.SwarmLedger;
 import dev.agentswarm.testkit.PostgresServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
@@ -40,7 +46,10 @@ import org.apache.pekko.persistence.typed.javadsl.EventSourcedBehavior;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The journal's databases for real: swarm events written through Pekko's JDBC plugin and read back by a new process's actor system. */
+/**
+ * The journal's databases for real: swarm events and snapshots written through Pekko's JDBC plugin and read
+ * back by a new process's actor system; a journal from a newer build, and tables that are not this build's.
+ */
 class JournalDatabaseTest {
 
     /** A swarm's ledger, journaled: what the orchestrator's persistence rests on, without its episodes. */
@@ -128,6 +137,153 @@ class JournalDatabaseTest {
         }
     }
 
+    /** A format the next build might write: the same fields, version 2. */
+    public static final class FormatTwo extends org.apache.pekko.serialization.jackson.JacksonMigration {
+        @Override
+        public int currentVersion() {
+            return 2;
+        }
+
+        @Override
+        public com.fasterxml.jackson.databind.JsonNode transform(int fromVersion, com.fasterxml.jackson.databind.JsonNode json) {
+            return json;
+        }
+    }
+
+    /**
+     * Writes {@code events} through a {@link SwarmJournal} in batches of 7 (snapshots as {@code writerConfig}
+     * says), then opens the journal in a new actor system on {@code config}: what it answers.
+     */
+    private static SwarmJournal.Reply writeThenOpen(Config writerConfig, Config config, String swarm, List<SwarmEvent> events)
+            throws Exception {
+        JournalDatabase.check(writerConfig);
+        ActorTestKit writer = ActorTestKit.create("swarm-journal-writer", writerConfig);
+        try {
+            JournalDatabase.createSchema(writer.system(), writerConfig);
+            TestProbe<SwarmJournal.Reply> owner = writer.createTestProbe();
+            ActorRef<SwarmJournal.Command> journal = writer.spawn(SwarmJournal.create(swarm, owner.getRef()));
+            owner.expectMessageClass(SwarmJournal.Ready.class, Duration.ofSeconds(30));
+            for (int from = 0; from < events.size(); from += 7) {
+                journal.tell(new SwarmJournal.Append(from, events.subList(from, Math.min(events.size(), from + 7))));
+                long want = Math.min(events.size(), from + 7);
+                long got = 0;
+                while (got < want) got = owner.expectMessageClass(SwarmJournal.Written.class, Duration.ofSeconds(30)).events();
+            }
+            // The last snapshot is stored after its batch is confirmed: wait for it before the writer goes.
+            int every = writerConfig.getInt("agentswarm.swarm.journal.snapshot-every");
+            long lastMultiple = every == 0 ? 0 : events.size() / every * every;
+            long lastSnapshot = every == 0 || lastMultiple == 0 ? 0 : Math.min(events.size(), (lastMultiple + 6) / 7 * 7);
+            long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (lastSnapshot > 0 && newestSnapshot(writerConfig, swarm) < lastSnapshot) {
+                if (System.nanoTime() > until) throw new AssertionError("no snapshot at event " + lastSnapshot + " of " + swarm);
+                Thread.sleep(20);
+            }
+        } finally {
+            writer.shutdownTestKit();
+        }
+        ActorTestKit reader = ActorTestKit.create("swarm-journal-reader", config);
+        try {
+            TestProbe<SwarmJournal.Reply> owner = reader.createTestProbe();
+            reader.spawn(SwarmJournal.create(swarm, owner.getRef()));
+            return owner.expectMessageClass(SwarmJournal.Reply.class, Duration.ofSeconds(30));
+        } finally {
+            reader.shutdownTestKit();
+        }
+    }
+
+    private static long newestSnapshot(Config config, String swarm) throws java.sql.SQLException {
+        try (Connection c = DriverManager.getConnection(JournalDatabase.url(config), config.getString(JournalDatabase.DB + ".user"),
+                config.getString(JournalDatabase.DB + ".password")); var rs = c.createStatement().executeQuery(
+                "SELECT max(\"sequence_number\") FROM \"snapshot\" WHERE \"persistence_id\" = 'swarm|" + swarm + "'")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static Config snapshotEvery(int n, Config config) {
+        return ConfigFactory.parseString("agentswarm.swarm.journal.snapshot-every = " + n).withFallback(config);
+    }
+
+    /** A journal of {@link #events()} with a snapshot every 10 events recovers the full replay's state; two snapshots are kept. */
+    private static void snapshotsRecoverTheFullReplay(Config config, java.util.function.Supplier<Connection> db) throws Exception {
+        List<SwarmEvent> events = events();
+        SwarmJournal.Reply reply = writeThenOpen(snapshotEvery(10, config), snapshotEvery(10, config), "snapshots", events);
+        SwarmJournal.Ready ready = assertInstanceOf(SwarmJournal.Ready.class, reply, reply.toString());
+        assertEquals(events.size(), ready.events());
+        assertEquals(SwarmLedger.replay(events).view(), ready.ledger().view());
+        try (Connection c = db.get(); var rs = c.createStatement().executeQuery(
+                "SELECT \"sequence_number\" FROM \"snapshot\" WHERE \"persistence_id\" = 'swarm|snapshots' ORDER BY 1")) {
+            List<Long> kept = new ArrayList<>();
+            while (rs.next()) kept.add(rs.getLong(1));
+            // Batches of 7 (7, 14, 21, ... 42, 43): a snapshot after the batches that pass 10, 20, 30, 40; the newest two kept.
+            assertEquals(List.of(35L, 42L), kept, "snapshots kept");
+        }
+    }
+
+    private static Connection h2(Config config) {
+        try {
+            return DriverManager.getConnection(JournalDatabase.url(config), config.getString(JournalDatabase.DB + ".user"),
+                    config.getString(JournalDatabase.DB + ".password"));
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void h2KeepsSnapshotsAndRecoversFromThem(@TempDir Path run) throws Exception {
+        Config config = JournalDatabase.settings(node(""), run);
+        snapshotsRecoverTheFullReplay(config, () -> h2(config));
+    }
+
+    @Test
+    void aJournalFromANewerBuildIsRefusedNamingTheSwarmAndBothVersionsAndIsNotWritten(@TempDir Path run) throws Exception {
+        Config reader = snapshotEvery(10, JournalDatabase.settings(node(""), run));
+        String newer = "pekko.serialization.jackson.migrations.\"dev.agentswarm.orchestrator.swarm.%s\" = \""
+                + FormatTwo.class.getName() + "\"";
+        // Events: the round's plan is written in format 2 (no snapshot, which would stand in for it).
+        Config eventsWriter = ConfigFactory.parseString(newer.formatted("SwarmEvent$RoundPlanned")).withFallback(snapshotEvery(0, reader));
+        SwarmJournal.Reply reply = writeThenOpen(eventsWriter, reader, "newer-events", events());
+        SwarmJournal.Failed failed = assertInstanceOf(SwarmJournal.Failed.class, reply, reply.toString());
+        assertEquals("the journal of swarm newer-events was written by a newer version of agentswarm: SwarmEvent$RoundPlanned is in "
+                + "journal format 2, and this build reads format 1 and older; nothing was resumed and nothing is written to it",
+                failed.reason());
+        // A snapshot in format 2 (the events in 1): refused alike, rather than replayed from the events around it.
+        Config snapshotWriter = ConfigFactory.parseString(newer.formatted("SwarmLedger$Snapshot")).withFallback(reader);
+        reply = writeThenOpen(snapshotWriter, reader, "newer-snapshot", events());
+        failed = assertInstanceOf(SwarmJournal.Failed.class, reply, reply.toString());
+        assertTrue(failed.reason().startsWith("the journal of swarm newer-snapshot was written by a newer version of agentswarm: "
+                + "SwarmLedger$Snapshot is in journal format 2, and this build reads format 1"), failed.reason());
+        try (Connection c = h2(reader); var rs = c.createStatement().executeQuery(
+                "SELECT count(*) FROM \"event_journal\" WHERE \"persistence_id\" = 'swarm|newer-events'")) {
+            rs.next();
+            assertEquals(events().size(), rs.getInt(1), "the refused journal is as its writer left it");
+        }
+    }
+
+    @Test
+    void aJournalTableThatIsNotThisBuildsIsNamedWithTheDatabaseBeforeAnySwarmStarts(@TempDir Path run) throws Exception {
+        Config config = ConfigFactory.parseString("pekko-persistence-jdbc.shared-databases.slick.db.url = \"jdbc:h2:file:"
+                + run.toAbsolutePath().resolve("journal") + ";DB_CLOSE_ON_EXIT=FALSE;USER=sa;PASSWORD=secret\"\n"
+                + "pekko-persistence-jdbc.shared-databases.slick.db.password = secret").withFallback(JournalDatabase.settings(node(""), run));
+        try (Connection c = h2(config)) {
+            // An older layout: the event table without the serializer's manifest column.
+            c.createStatement().execute("CREATE TABLE \"event_journal\" (\"ordering\" BIGINT, \"deleted\" BOOLEAN, "
+                    + "\"persistence_id\" VARCHAR(255), \"sequence_number\" BIGINT, \"writer\" VARCHAR, \"write_timestamp\" BIGINT, "
+                    + "\"adapter_manifest\" VARCHAR, \"event_payload\" BLOB, \"event_ser_id\" INTEGER, \"meta_payload\" BLOB, "
+                    + "\"meta_ser_id\" INTEGER, \"meta_ser_manifest\" VARCHAR)");
+        }
+        ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "schema-check", config);
+        try {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> JournalDatabase.createSchema(system, config));
+            assertTrue(e.getMessage().startsWith("the journal table event_journal in jdbc:h2:file:" + run.toAbsolutePath().resolve("journal")
+                    + ";DB_CLOSE_ON_EXIT=FALSE lacks column event_ser_manifest"), e.getMessage());
+            assertTrue(!e.getMessage().contains("secret"), "no credentials in the message");
+        } finally {
+            system.terminate();
+            system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        }
+    }
+
     private static Config node(String overrides) {
         return ConfigFactory.parseString("pekko.actor.provider = local\n" + overrides).withFallback(SwarmNode.loadConfig(null)).resolve();
     }
@@ -142,7 +298,7 @@ class JournalDatabaseTest {
     }
 
     @Test
-    void postgresKeepsASwarmsEventsAcrossProcesses() throws Exception {
+    void postgresKeepsASwarmsEventsAndSnapshotsAcrossProcessesAndItsTablesAreChecked() throws Exception {
         assumeTrue(PostgresServer.available() || PostgresServer.required(), "PostgreSQL is not installed (bin/test installs it)");
         try (PostgresServer db = PostgresServer.start()) {
             Config config = JournalDatabase.settings(node(
@@ -158,6 +314,19 @@ class JournalDatabaseTest {
                 rs.next();
                 assertEquals(events().size(), rs.getInt(1), "one row per event");
             }
+            snapshotsRecoverTheFullReplay(config, () -> {
+                try {
+                    return db.connect();
+                } catch (java.sql.SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            try (var c = db.connect()) {
+                c.createStatement().execute("ALTER TABLE snapshot DROP COLUMN snapshot_ser_manifest");
+            }
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> JournalDatabase.checkSchema(config));
+            assertTrue(e.getMessage().startsWith("the journal table snapshot in " + db.jdbcUrl() + " lacks column snapshot_ser_manifest"),
+                    e.getMessage());
         }
     }
 

@@ -38,12 +38,16 @@ public final class PostgresServer implements AutoCloseable {
     public static final String DATABASE = "agentswarm";
 
     private final Path home;
-    private final Process server;
+    private final Path bin;
+    private final boolean root;
+    private volatile Process server;
     private final int port;
     private final Thread reaper;
 
-    private PostgresServer(Path home, Process server, int port) {
+    private PostgresServer(Path home, Path bin, boolean root, Process server, int port) {
         this.home = home;
+        this.bin = bin;
+        this.root = root;
         this.server = server;
         this.port = port;
         this.reaper = new Thread(this::stop, "postgres-reaper");
@@ -106,21 +110,40 @@ public final class PostgresServer implements AutoCloseable {
             throw new IOException("initdb failed: " + initOutput);
         }
         int port = freePort();
-        List<String> postgres = new ArrayList<>(asServerUser(root));
-        postgres.addAll(List.of(bin.resolve("postgres").toString(), "-D", data.toString(), "-p", Integer.toString(port),
-                "-k", socket.toString(), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=50",
-                "-c", "logging_collector=off"));
-        Path log = home.resolve("server.log");
-        Process server = new ProcessBuilder(postgres).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        PostgresServer started = new PostgresServer(home, server, port);
+        PostgresServer started = new PostgresServer(home, bin, root, launch(home, bin, root, port), port);
         try {
-            started.awaitReady(Duration.ofSeconds(60), log);
+            started.awaitReady(Duration.ofSeconds(60), home.resolve("server.log"));
             started.createDatabase();
             return started;
         } catch (IOException | RuntimeException e) {
             started.close();
             throw e;
         }
+    }
+
+    /** The server process on {@code port}, its output appended to {@code home/server.log}. */
+    private static Process launch(Path home, Path bin, boolean root, int port) throws IOException {
+        List<String> postgres = new ArrayList<>(asServerUser(root));
+        postgres.addAll(List.of(bin.resolve("postgres").toString(), "-D", home.resolve("data").toString(), "-p", Integer.toString(port),
+                "-k", home.resolve("socket").toString(), "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=50",
+                "-c", "logging_collector=off"));
+        return new ProcessBuilder(postgres).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(home.resolve("server.log").toFile())).start();
+    }
+
+    /**
+     * The database goes away: the server is stopped by its pid (fast shutdown, every session ended), its
+     * data kept; {@link #restart()} brings it back on the same port.
+     */
+    public synchronized void stopServer() throws InterruptedException {
+        terminate();
+    }
+
+    /** Starts the stopped server again on its port, with its data; returns once it accepts connections. */
+    public synchronized void restart() throws IOException, InterruptedException {
+        if (server.isAlive()) throw new IllegalStateException("the server on port " + port + " is running");
+        server = launch(home, bin, root, port);
+        awaitReady(Duration.ofSeconds(60), home.resolve("server.log"));
     }
 
     /** setpriv switches to the postgres user and execs, so the pid we hold is the server's own. */
@@ -180,6 +203,15 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     private synchronized void stop() {
+        try {
+            terminate();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        deleteTree(home);
+    }
+
+    private void terminate() throws InterruptedException {
         if (server.isAlive()) {
             try {
                 // SIGINT is PostgreSQL's fast shutdown: it ends sessions and exits without waiting for clients.
@@ -192,10 +224,9 @@ public final class PostgresServer implements AutoCloseable {
                 server.destroyForcibly();
             } catch (InterruptedException e) {
                 server.destroyForcibly();
-                Thread.currentThread().interrupt();
+                throw e;
             }
         }
-        deleteTree(home);
     }
 
     private static int majorVersion(Path bin) {
