@@ -52,7 +52,9 @@ public final class JournalDatabase {
     public static Config settings(Config config, Path runDir) {
         if (kind(config) != Kind.H2) return config;
         // AUTO_SERVER off: one process owns a run's journal; a killed owner's lock is taken over on the next open.
-        String url = "jdbc:h2:file:" + runDir.toAbsolutePath().resolve("journal") + ";DB_CLOSE_ON_EXIT=FALSE";
+        // WRITE_DELAY=0: a commit reaches the file before the journal confirms it. H2's default keeps commits in the
+        // process for up to half a second, and a killed process lost events its orchestrator had been told were written.
+        String url = "jdbc:h2:file:" + runDir.toAbsolutePath().resolve("journal") + ";DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0";
         return config.withValue(DB + ".url", ConfigValueFactory.fromAnyRef(url)).withValue(DB + ".profile",
                 ConfigValueFactory.fromAnyRef("slick.jdbc.H2Profile$"));
     }
