@@ -284,6 +284,52 @@ class JournalDatabaseTest {
         }
     }
 
+    /**
+     * Run in a JVM of its own by {@link #h2KeepsWhatItConfirmedWhenItsProcessIsKilledAtOnce}: journals the
+     * first {@code args[1]} events of {@link #events()} on H2 in {@code args[0]}, says so once they are
+     * confirmed, and waits to be killed.
+     */
+    public static void main(String[] args) throws Exception {
+        Config config = JournalDatabase.settings(node(""), Path.of(args[0]));
+        int n = Integer.parseInt(args[1]);
+        ActorTestKit kit = ActorTestKit.create("killed-writer", config);
+        JournalDatabase.createSchema(kit.system(), config);
+        TestProbe<SwarmJournal.Reply> owner = kit.createTestProbe();
+        ActorRef<SwarmJournal.Command> journal = kit.spawn(SwarmJournal.create("killed", owner.getRef()));
+        owner.expectMessageClass(SwarmJournal.Ready.class, Duration.ofSeconds(30));
+        journal.tell(new SwarmJournal.Append(0, events().subList(0, n)));
+        long got = 0;
+        while (got < n) got = owner.expectMessageClass(SwarmJournal.Written.class, Duration.ofSeconds(30)).events();
+        System.out.println("WRITTEN " + got);
+        System.out.flush();
+        Thread.sleep(60_000);
+        System.exit(1);
+    }
+
+    @Test
+    void h2KeepsWhatItConfirmedWhenItsProcessIsKilledAtOnce(@TempDir Path run) throws Exception {
+        int n = events().size();
+        Process writer = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-cp",
+                System.getProperty("java.class.path"), JournalDatabaseTest.class.getName(), run.toString(), Integer.toString(n))
+                .redirectErrorStream(true).start();
+        StringBuilder output = new StringBuilder();
+        try (var lines = new java.io.BufferedReader(new java.io.InputStreamReader(writer.getInputStream(),
+                java.nio.charset.StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = lines.readLine()) != null && !line.startsWith("WRITTEN ")) output.append(line).append('\n');
+            assertTrue(line != null, "the writer ended before its events were confirmed:\n" + output);
+        } finally {
+            writer.destroyForcibly(); // SIGKILL, the moment the journal confirmed: no shutdown, no flush
+            writer.waitFor(30, TimeUnit.SECONDS);
+        }
+        Config config = JournalDatabase.settings(node(""), run);
+        try (Connection c = h2(config); var rs = c.createStatement().executeQuery(
+                "SELECT count(*) FROM \"event_journal\" WHERE \"persistence_id\" = 'swarm|killed'")) {
+            rs.next();
+            assertEquals(n, rs.getInt(1), "every event the journal confirmed is in the file");
+        }
+    }
+
     private static Config node(String overrides) {
         return ConfigFactory.parseString("pekko.actor.provider = local\n" + overrides).withFallback(SwarmNode.loadConfig(null)).resolve();
     }
