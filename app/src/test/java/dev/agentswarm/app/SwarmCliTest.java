@@ -103,6 +103,18 @@ class SwarmCliTest {
     }
 
     @Test
+    void theResumeBenchmarkMeasuresTheJournalsWriteRateOnH2() throws Exception {
+        CliTest.Result b = CliTest.swarm("bench", "resume", "--skip", "resume,postgres", "--swarms", "2", "--subagents", "5",
+                "--max-batch", "8", "--json");
+        assertEquals(0, b.exit(), b.out() + b.err());
+        JsonNode j = b.json();
+        // Each swarm: its start, the root's turn, the plan, 5 starts, 5 x 10 turns, 5 answers, the round's end and the swarm's.
+        assertEquals(2 * (3 + 5 + 50 + 5 + 2), j.get("throughput_events").asInt(), j.toString());
+        assertTrue(j.get("events_per_s_h2").asLong() > 0, j.toString());
+        assertEquals(2, CliTest.swarm("bench", "resume", "--subagents", "4", "--answered", "4").exit(), "all answered: nothing to resume");
+    }
+
+    @Test
     void aSearchSubAgentSearchesTheSuitesWorldWithItsTool(@TempDir Path dir) throws Exception {
         Path script = dir.resolve("search.json");
         Files.writeString(script, """
