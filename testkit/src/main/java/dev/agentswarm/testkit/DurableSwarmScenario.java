@@ -45,7 +45,7 @@ public final class DurableSwarmScenario {
 
     public static final int N = 20;
     public static final int EXPECTED = java.util.stream.IntStream.range(0, N).map(i -> i * i).sum();
-    private static final Task TASK = Task.of("sum", "Add up the squares in the ledger's entries 0 to 19.");
+    public static final Task TASK = Task.of("sum", "Add up the squares in the ledger's entries 0 to 19.");
 
     private final ActorTestKit kit;
     /** The events journaled so far for a run's root orchestrator, read from the journal's storage. */
@@ -58,12 +58,14 @@ public final class DurableSwarmScenario {
 
     /** Who asked the policy for what, and how often each ledger entry was read, before and after the crash. */
     public static final class Calls {
-        final AtomicBoolean crashed = new AtomicBoolean();
+        /** Set at the crash: calls after it count as after. */
+        public final AtomicBoolean crashed = new AtomicBoolean();
         public final Map<String, List<Integer>> policyBefore = new ConcurrentHashMap<>();
         public final Map<String, List<Integer>> policyAfter = new ConcurrentHashMap<>();
         public final Map<Integer, List<Boolean>> ledger = new ConcurrentHashMap<>();
 
-        String answer(CompletionRequest req) {
+        /** The script: the root plans N sub-agents, each reads its ledger entry and answers, the root adds them up. */
+        public String answer(CompletionRequest req) {
             String agent = SwarmHarness.agentOf(req.episodeId());
             (crashed.get() ? policyAfter : policyBefore).computeIfAbsent(agent, k -> new CopyOnWriteArrayList<>()).add(req.turn());
             if (agent.equals("root")) {
@@ -79,7 +81,8 @@ public final class DurableSwarmScenario {
                     : lastObservation(req).replaceAll("(?s).*= ([0-9]+).*", "$1");
         }
 
-        FakeTool tool() {
+        /** The side-effecting ledger tool, counting its reads. */
+        public FakeTool tool() {
             return FakeTool.named("ledger", args -> {
                 int i = args.get("entry").asInt();
                 ledger.computeIfAbsent(i, k -> new CopyOnWriteArrayList<>()).add(crashed.get());
