@@ -89,6 +89,11 @@ public final class JournalDatabase {
         }
     }
 
+    /** The configured URL without its query string, for messages. */
+    public static String redactedUrl(Config config) {
+        return redacted(url(config));
+    }
+
     /** A URL without its query string, where passwords may be. */
     static String redacted(String url) {
         int q = url.indexOf('?');

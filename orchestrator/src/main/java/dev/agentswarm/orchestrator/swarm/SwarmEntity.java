@@ -70,6 +70,11 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
 
     private enum Relaunch implements Command, NoSerializationVerificationNeeded { INSTANCE }
 
+    private enum NoSwarm implements Command, NoSerializationVerificationNeeded { INSTANCE }
+
+    /** How long an entity with nothing in its journal waits for a {@link Start} before it passivates. */
+    private static final Duration IDLE_WITHOUT_SWARM = Duration.ofSeconds(30);
+
     /** What a client hears. */
     public interface Update extends CborSerializable {}
 
@@ -185,6 +190,15 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
                 .onCommand(Attach.class, this::onAttach)
                 .onCommand(Answered.class, (state, a) -> onAnswered(a.result()))
                 .onCommand(OrchestratorStopped.class, (state, s) -> onOrchestratorStopped())
+                .onCommand(NoSwarm.class, (state, n) -> {
+                    if (state.swarm() == null) {
+                        // Started by sharding for a swarm whose journal is not in this node's database: nothing to run here.
+                        ctx.getLog().error("swarm {} was started on {} but its journal is not in this node's database: is the"
+                                + " journal database shared by the orchestrator nodes?", runId, node);
+                        passivate();
+                    }
+                    return Effect().none();
+                })
                 .onCommand(Relaunch.class, (state, r) -> {
                     if (orchestrator == null && finished == null && state.swarm() != null) launch(state.swarm(), true);
                     return Effect().none();
@@ -294,6 +308,8 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
                     if (state.swarm() != null) {
                         launch(state.swarm(), true);
                         for (ActorRef<Update> c : clients) c.tell(new Accepted(runId, node, true));
+                    } else {
+                        timers.startSingleTimer(NoSwarm.INSTANCE, IDLE_WITHOUT_SWARM);
                     }
                 })
                 .onSignal(PostStop.instance(), state -> closeTrace())
