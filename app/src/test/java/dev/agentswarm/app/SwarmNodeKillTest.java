@@ -92,11 +92,16 @@ class SwarmNodeKillTest {
                     assertTrue(System.nanoTime() < until, "no three answers:\n" + Files.readString(err));
                     Thread.sleep(20);
                 }
+                long killedAt = System.nanoTime();
                 host.kill(); // SIGKILL
                 Set<String> before = journaledAnswers(pg, runId);
                 assertTrue(!before.isEmpty() && before.size() < 8, "killed mid-swarm: " + before);
 
+                while (!Files.readString(err).contains("goes on on ") && client.isAlive()) Thread.sleep(20);
+                double movedAfter = (System.nanoTime() - killedAt) / 1e9;
                 assertTrue(client.waitFor(200, TimeUnit.SECONDS), "the client got no answer:\n" + Files.readString(err));
+                System.out.printf("the swarm's node killed with SIGKILL: going on on the other node %.1f s later, answered %.1f s after"
+                        + " the kill%n", movedAfter, (System.nanoTime() - killedAt) / 1e9);
                 assertEquals(0, client.exitValue(), Files.readString(err));
                 List<String> printed = Files.readAllLines(out);
                 JsonNode r = Json.parse(printed.get(printed.size() - 1)); // the report's figures, after its lines

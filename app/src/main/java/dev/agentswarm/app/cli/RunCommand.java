@@ -172,6 +172,15 @@ public final class RunCommand implements Callable<Integer> {
         if (maxSubAgents != null) cfg = cfg.withValue("agentswarm.swarm.max-subagents", ConfigValueFactory.fromAnyRef(maxSubAgents));
         if (maxParallel != null) cfg = cfg.withValue("agentswarm.swarm.max-parallel", ConfigValueFactory.fromAnyRef(maxParallel));
 
+        org.apache.pekko.actor.Address join = joinedCluster();
+        if (attach != null && (join == null || noJournal)) {
+            throw new IllegalArgumentException("--attach follows a swarm of a cluster: give --join SEED (and no --no-journal)");
+        }
+        if (join != null && resume != null) {
+            throw new IllegalArgumentException("--resume is for a swarm of this machine: a cluster's swarm goes on by itself"
+                    + " when its node dies; follow it with --join SEED --attach RUN");
+        }
+        if (attach != null && task != null) throw new IllegalArgumentException("--attach follows a swarm already started: give no TASK");
         RunRecording recording = null;
         List<com.fasterxml.jackson.databind.JsonNode> recordedTrace = null;
         if (replay != null && resume != null) throw new IllegalArgumentException("give --replay or --resume, not both");
@@ -188,15 +197,6 @@ public final class RunCommand implements Callable<Integer> {
             task = taskOf(resume, SwarmTrace.read(resume.resolve("trace.jsonl")));
             runDir = resume;
         }
-        org.apache.pekko.actor.Address join = joinedCluster();
-        if (attach != null && (join == null || noJournal)) {
-            throw new IllegalArgumentException("--attach follows a swarm of a cluster: give --join SEED (and no --no-journal)");
-        }
-        if (join != null && resume != null) {
-            throw new IllegalArgumentException("--resume is for a swarm of this machine: a cluster's swarm goes on by itself"
-                    + " when its node dies; follow it with --join SEED --attach RUN");
-        }
-        if (attach != null && task != null) throw new IllegalArgumentException("--attach follows a swarm already started: give no TASK");
         if (task == null && attach == null) throw new IllegalArgumentException("give the TASK to run (or --replay RUN_DIR)");
         if (join != null && recording != null) throw new IllegalArgumentException("--replay runs in this JVM: give no --join");
         boolean embedded = recording == null && join == null && policyOptions.embedded();
@@ -303,8 +303,8 @@ public final class RunCommand implements Callable<Integer> {
         if (!f.missing().isEmpty()) rep.line("missing: " + String.join(", ", f.missing()));
         if (f.budgetExhausted() != null) rep.line("budget spent: " + f.budgetExhausted());
         SwarmResult.Metrics m = f.metrics();
-        rep.line(String.format("%d sub-agents in %d rounds, %d turns, %d tokens; wall %.1f s", m.subAgents(), m.rounds(), m.turns(),
-                m.tokens(), m.wallNanos() / 1e9));
+        rep.line(String.format("%d sub-agents in %d rounds, %d turns, %d tokens; %s", m.subAgents(), m.rounds(), m.turns(),
+                m.tokens(), m.wallNanos() == 0 ? "answered from its journal" : String.format("wall %.1f s", m.wallNanos() / 1e9)));
         rep.line("swarm " + runId + " ran on " + String.join(" then ", outcome.nodes()) + "; its trace is on " + f.node()
                 + " in its swarm folder (agentswarm.node.swarms-dir)/" + runId);
         rep.put("run_id", runId).put("answer", f.answer()).put("stop_reason", f.stopReason().name()).put("missing", f.missing())
