@@ -3,7 +3,6 @@ package dev.agentswarm.app;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
@@ -16,7 +15,6 @@ import dev.agentswarm.orchestrator.swarm.SwarmEvent;
 import dev.agentswarm.orchestrator.swarm.SwarmJournal;
 import dev.agentswarm.orchestrator.swarm.SwarmLedger;
 import dev.agentswarm.testkit.DurableSwarmScenario;
-import dev.agentswarm.testkit.PostgresServer;
 import dev.agentswarm.testkit.ScriptedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
 import java.nio.file.Files;
@@ -45,7 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * without leaving the cluster, as a killed process does) mid-round, the cluster downs it, sharding starts
  * the remembered swarm on the other node, it goes on from the journal, and the client that started it
  * gets the uninterrupted answer. No sub-agent whose answer was journaled runs again, nothing is
- * re-planned, and each sub-agent's answer is journaled once.
+ * re-planned, and each sub-agent's answer is journaled once. The same on PostgreSQL, with node processes
+ * killed by SIGKILL: {@link SwarmNodeKillTest}.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class SwarmFailoverTest {
@@ -58,16 +57,6 @@ class SwarmFailoverTest {
         failover(dir, "agentswarm.persistence.database = h2\n"
                 + "pekko-persistence-jdbc.shared-databases.slick.db.url = \"jdbc:h2:mem:failover-" + System.nanoTime()
                 + ";DB_CLOSE_DELAY=-1\"\n");
-    }
-
-    @Test
-    void onPostgres(@TempDir Path dir) throws Exception {
-        assumeTrue(PostgresServer.available() || PostgresServer.required(), "PostgreSQL is not installed (bin/test installs it)");
-        try (PostgresServer db = PostgresServer.start()) {
-            failover(dir, "agentswarm.persistence.database = postgres\n"
-                    + "pekko-persistence-jdbc.shared-databases.slick { profile = \"slick.jdbc.PostgresProfile$\", db { url = \""
-                    + db.jdbcUrl() + "\", user = \"" + PostgresServer.USER + "\", password = \"\", driver = \"org.postgresql.Driver\" } }\n");
-        }
     }
 
     /** A node of the test's cluster: crashes rather than leaves when its actor system ends; a dead node is downed in seconds. */
