@@ -81,13 +81,13 @@ public final class DurableSwarmScenario {
                     : lastObservation(req).replaceAll("(?s).*= ([0-9]+).*", "$1");
         }
 
-        /** The side-effecting ledger tool, counting its reads. */
+        /** The ledger tool, counting its reads. Reading an entry is idempotent: a read in flight at the crash is read again. */
         public FakeTool tool() {
             return FakeTool.named("ledger", args -> {
                 int i = args.get("entry").asInt();
                 ledger.computeIfAbsent(i, k -> new CopyOnWriteArrayList<>()).add(crashed.get());
                 return "entry " + i + " = " + (i * i);
-            });
+            }).withIdempotent(true);
         }
     }
 

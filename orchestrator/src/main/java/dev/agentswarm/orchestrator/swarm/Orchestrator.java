@@ -121,6 +121,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private long sent;
     /** A durable swarm's result, held until the journal has its last event. */
     private SwarmResult pendingResult;
+    /** Episodes waiting for the journal to hold its first {@code events} events before they run a turn's calls. */
+    private record AwaitingWrite(long events, ActorRef<SwarmProtocol.Recorded> replyTo, SwarmProtocol.Recorded reply) {}
+
+    private final List<AwaitingWrite> awaitingWrite = new ArrayList<>();
     private final List<SpawnRound> rounds = new ArrayList<>();
     private final Map<String, List<Trajectory>> trajectories = new LinkedHashMap<>();
     private final Map<String, SwarmResult> nestedResults = new HashMap<>();
@@ -291,11 +295,25 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private Behavior<Command> onFromEpisode(FromEpisode from) {
         if (from.message() instanceof EpisodeProgress p) return onProgress(p);
         if (from.message() instanceof SpawnSubAgents s) return onSpawn(s);
-        if (from.message() instanceof SwarmProtocol.StepRecorded r && journal != null
-                && (r.episodeId().equals(ownEpisodeId) ? own == null : running.containsKey(r.episodeId()))) {
+        // While a journal that failed is opened again (journal null) steps are still recorded: they wait in unconfirmed.
+        if (from.message() instanceof SwarmProtocol.StepRecorded r && durable() && ours(r.episodeId())) {
             record(new SwarmEvent.StepRecorded(r.episodeId(), r.turn(), r.record()));
         }
+        if (from.message() instanceof SwarmProtocol.RecordBeforeCalls r && ours(r.episodeId())) {
+            SwarmProtocol.Recorded done = new SwarmProtocol.Recorded(r.episodeId(), r.turn());
+            if (!durable()) {
+                r.replyTo().tell(done);
+                return this;
+            }
+            record(new SwarmEvent.StepRecorded(r.episodeId(), r.turn(), r.record()));
+            awaitingWrite.add(new AwaitingWrite(ledger.events(), r.replyTo(), done));
+        }
         return this;
+    }
+
+    /** Whether {@code episodeId} is an episode of this swarm still running: the orchestrator's own or a sub-agent's. */
+    private boolean ours(String episodeId) {
+        return episodeId.equals(ownEpisodeId) ? own == null : running.containsKey(episodeId);
     }
 
     private Behavior<Command> onProgress(EpisodeProgress p) {
@@ -571,6 +589,11 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     /** A durable swarm's result goes out once its journal holds every event: the answer depends on all of them. */
     private void replyWhenWritten() {
+        awaitingWrite.removeIf(w -> {
+            if (w.events() > confirmed) return false;
+            w.replyTo().tell(w.reply());
+            return true;
+        });
         if (pendingResult != null && unconfirmed.isEmpty()) {
             replyTo.tell(pendingResult);
             pendingResult = null;
