@@ -222,6 +222,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         tokensUsed = ledger.tokens();
         exhausted = ledger.exhausted();
         exhaustedDetail = ledger.exhaustedDetail();
+        // The parent counted this subtree's spending as it came, and kept none of it in its own journal:
+        // what this journal holds goes up again, so the tree's budgets count it (running episodes' turns
+        // are counted again as they replay).
+        if (place.parent() != null) place.parent().tell(new ChildUsage(subAgentsUsed, turnsUsed, tokensUsed));
         trace.emit(trace.event(place.agent(), "swarm_resumed").put("events", ledger.events()).put("rounds", ledger.rounds().size())
                 .put("running", ledger.running().size()));
         SwarmEvent.SwarmEnded end = ledger.ended();
