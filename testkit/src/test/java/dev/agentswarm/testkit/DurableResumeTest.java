@@ -22,6 +22,7 @@ import dev.agentswarm.orchestrator.swarm.SwarmJournal;
 import dev.agentswarm.orchestrator.swarm.SwarmLedger;
 import dev.agentswarm.orchestrator.swarm.SwarmResult;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
+import dev.agentswarm.orchestrator.swarm.TrajectoryStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -162,7 +163,8 @@ class DurableResumeTest {
         Node first = new Node();
         SwarmHarness before = first.harness(kit, Duration.ofSeconds(3));
         TestProbe<SwarmResult> lost = kit.createTestProbe();
-        ActorRef<?> root = before.startDurable(run, task, SwarmTrace.inMemory(), lost.getRef());
+        TrajectoryStore trajectories = TrajectoryStore.inMemory(); // the run's trajectory file, which outlives the node
+        ActorRef<?> root = before.startDurable(run, task, SwarmTrace.inMemory(), trajectories, lost.getRef());
         awaitJournal(run + ":root/n", events -> answers(events) >= 2);
         kit.stop(root); // the node dies: both orchestrators and every episode on its worker
         kit.stop(before.worker());
@@ -176,11 +178,26 @@ class DurableResumeTest {
         SwarmHarness after = second.harness(kit, Duration.ZERO);
         TestProbe<SwarmResult> result = kit.createTestProbe();
         SwarmTrace trace = SwarmTrace.inMemory();
-        after.startDurable(run, task, trace, result.getRef());
+        after.startDurable(run, task, trace, trajectories, result.getRef());
         SwarmResult r = result.receiveMessage(Duration.ofSeconds(60));
 
         assertEquals(StopReason.FINAL_ANSWER, r.stopReason(), r.toString());
         assertEquals(Integer.toString(EXPECTED), r.answer(), "the uninterrupted swarm's answer");
+        // Every sub-agent of the tree carries its trajectory, those that finished before the crash read back.
+        SwarmResult.SubAgent n = r.subAgents().stream().filter(a -> a.agent().equals("root/n")).findFirst().orElseThrow();
+        assertEquals(NESTED, n.nested().subAgents().size());
+        for (SwarmResult.SubAgent a : n.nested().subAgents()) {
+            assertEquals(1, a.trajectories().size(), a.agent() + "'s trajectory");
+            Trajectory t = a.trajectories().get(0);
+            assertEquals(a.answer(), t.finalAnswer(), a.agent());
+            assertEquals(3, t.turns().size(), a.agent() + ": its call, the ledger's answer, its own");
+        }
+        for (SwarmEvent e : journal(run + ":root/n")) {
+            if (e instanceof SwarmEvent.AttemptEnded ended) {
+                Trajectory kept = trajectories.read(ended.trajectoryRef()).orElseThrow();
+                assertEquals(ended.episodeId(), kept.episodeId(), "the journal names where each trajectory is");
+            }
+        }
         // The uninterrupted swarm's counts: 2 + 8 sub-agents; 2 policy turns each for the root, n, p and s0..s7.
         assertEquals(2 + NESTED, r.metrics().subAgents(), "the budget counts the nested sub-agents planned before the crash");
         assertEquals(2 * (3 + NESTED), r.metrics().turns(), "and every policy turn once");

@@ -80,7 +80,7 @@ public final class ToolRegistry {
     public ToolRegistry withIdempotency(com.typesafe.config.Config tools) {
         Map<String, Tool> m = new LinkedHashMap<>(this.tools);
         for (String name : tools.root().keySet()) {
-            String key = "agentswarm.tools." + com.typesafe.config.ConfigUtil.quoteString(name);
+            String key = com.typesafe.config.ConfigUtil.joinPath("agentswarm", "tools", name);
             com.typesafe.config.ConfigValue block = tools.root().get(name);
             if (!(block instanceof com.typesafe.config.ConfigObject o)) {
                 throw new IllegalArgumentException(key + " must be a block such as { idempotent = false }");
