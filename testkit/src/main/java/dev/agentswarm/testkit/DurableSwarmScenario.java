@@ -56,9 +56,13 @@ public final class DurableSwarmScenario {
         this.journal = journal;
     }
 
-    /** Who asked the policy for what, and how often each ledger entry was read, before and after the crash. */
+    /**
+     * Who asked the policy for what, and how often each ledger entry was read, before and after the crash:
+     * by the node that crashed and the one that resumed when each has its own ({@link #harness} does, since
+     * the first node's episodes may still ask while it is being stopped), else by when the crash came.
+     */
     public static final class Calls {
-        /** Set at the crash: calls after it count as after. */
+        /** Set at the crash: calls after it count as after, unless counted by node. */
         public final AtomicBoolean crashed = new AtomicBoolean();
         public final Map<String, List<Integer>> policyBefore = new ConcurrentHashMap<>();
         public final Map<String, List<Integer>> policyAfter = new ConcurrentHashMap<>();
@@ -66,8 +70,13 @@ public final class DurableSwarmScenario {
 
         /** The script: the root plans N sub-agents, each reads its ledger entry and answers, the root adds them up. */
         public String answer(CompletionRequest req) {
+            return answer(req, crashed.get());
+        }
+
+        /** The same, counted as the node that crashed ({@code resumedNode} false) or the one that resumed asked. */
+        public String answer(CompletionRequest req, boolean resumedNode) {
             String agent = SwarmHarness.agentOf(req.episodeId());
-            (crashed.get() ? policyAfter : policyBefore).computeIfAbsent(agent, k -> new CopyOnWriteArrayList<>()).add(req.turn());
+            (resumedNode ? policyAfter : policyBefore).computeIfAbsent(agent, k -> new CopyOnWriteArrayList<>()).add(req.turn());
             if (agent.equals("root")) {
                 if (req.turn() == 1) return call("spawn_subagents", "{\"subtasks\": " + plan() + "}");
                 int sum = 0;
@@ -81,13 +90,22 @@ public final class DurableSwarmScenario {
                     : lastObservation(req).replaceAll("(?s).*= ([0-9]+).*", "$1");
         }
 
-        /** The side-effecting ledger tool, counting its reads. */
+        /** The ledger tool, counting its reads before or after the crash. Reading an entry is idempotent: a read in flight at the crash is read again. */
         public FakeTool tool() {
+            return ledgerTool(crashed::get);
+        }
+
+        /** The same, its reads counted as the node that crashed ({@code resumedNode} false) or the one that resumed made them. */
+        public FakeTool tool(boolean resumedNode) {
+            return ledgerTool(() -> resumedNode);
+        }
+
+        private FakeTool ledgerTool(java.util.function.BooleanSupplier after) {
             return FakeTool.named("ledger", args -> {
                 int i = args.get("entry").asInt();
-                ledger.computeIfAbsent(i, k -> new CopyOnWriteArrayList<>()).add(crashed.get());
+                ledger.computeIfAbsent(i, k -> new CopyOnWriteArrayList<>()).add(after.getAsBoolean());
                 return "entry " + i + " = " + (i * i);
-            });
+            }).withIdempotent(true);
         }
     }
 
@@ -108,14 +126,16 @@ public final class DurableSwarmScenario {
         return "[" + String.join(", ", tasks) + "]";
     }
 
+    /** A node for the swarm: the one that resumes when made after the crash. */
     public SwarmHarness harness(Calls calls) {
-        Policy scripted = ScriptedPolicy.texts(calls::answer).withLatency(Duration.ofMillis(15));
+        boolean resumedNode = calls.crashed.get();
+        Policy scripted = ScriptedPolicy.texts(req -> calls.answer(req, resumedNode)).withLatency(Duration.ofMillis(15));
         // Before the crash the orchestrator takes its time over the final answer, so the node dies while it thinks, not after.
         Executor later = CompletableFuture.delayedExecutor(1500, TimeUnit.MILLISECONDS);
         Policy policy = req -> SwarmHarness.agentOf(req.episodeId()).equals("root") && req.turn() > 1 && !calls.crashed.get()
                 ? CompletableFuture.runAsync(() -> {}, later).thenCompose(v -> scripted.complete(req))
                 : scripted.complete(req);
-        return SwarmHarness.on(kit, policy, ToolRegistry.of(new FinishTool()).plus(calls.tool()), "agentswarm.swarm.max-parallel = 4");
+        return SwarmHarness.on(kit, policy, ToolRegistry.of(new FinishTool()).plus(calls.tool(resumedNode)), "agentswarm.swarm.max-parallel = 4");
     }
 
     public static Set<String> doneAgents(List<SwarmEvent> events) {
