@@ -7,6 +7,8 @@ import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.orchestrator.WorkerRoute;
 import dev.agentswarm.orchestrator.swarm.SwarmEntity;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,16 +42,33 @@ public final class ClusterSwarms {
 
     /**
      * The swarm region on {@code system}: hosted here when this node has the orchestrator role (episodes
-     * go to the worker region by {@code workers}), a proxy otherwise. Traces go to
-     * {@code agentswarm.node.swarms-dir/RUN/trace.jsonl} of the node that runs the swarm.
+     * go to the worker region by {@code workers}), a proxy otherwise. A swarm's trace and its sub-agents'
+     * trajectories go to {@code agentswarm.node.swarms-dir/RUN/} (trace.jsonl, trajectories.jsonl) of the
+     * node that runs it.
      */
     public static ActorRef<ShardingEnvelope<SwarmEntity.Command>> init(ActorSystem<?> system, Config config, WorkerRoute workers) {
         Path dir = Path.of(config.getString("agentswarm.node.swarms-dir"));
-        SwarmEntity.Traces traces = new SwarmEntity.Traces() {
+        SwarmEntity.RunFiles files = new SwarmEntity.RunFiles() {
             @Override
-            public SwarmTrace open(String runId, Consumer<ObjectNode> listener) {
-                Path file = dir.resolve(runId).resolve("trace.jsonl");
-                return SwarmTrace.toFile(file, listener, Files.exists(file));
+            public SwarmEntity.Opened open(String runId, Consumer<ObjectNode> listener) {
+                Path run = dir.resolve(runId);
+                Path file = run.resolve("trace.jsonl");
+                SwarmTrace trace = SwarmTrace.toFile(file, listener, Files.exists(file));
+                TrajectoryFile trajectories;
+                try {
+                    trajectories = TrajectoryFile.open(run.resolve("trajectories.jsonl"));
+                } catch (IOException e) {
+                    trace.close();
+                    throw new UncheckedIOException("cannot open the trajectories of swarm " + runId + ": " + e.getMessage(), e);
+                }
+                return new SwarmEntity.Opened(trace, trajectories, () -> {
+                    trace.close();
+                    try {
+                        trajectories.close();
+                    } catch (IOException e) {
+                        LoggerFactory.getLogger(ClusterSwarms.class).warn("cannot close the trajectories of swarm {}: {}", runId, e.toString());
+                    }
+                });
             }
 
             @Override
@@ -62,7 +81,7 @@ public final class ClusterSwarms {
             }
         };
         return ClusterSharding.get(system).init(Entity.of(SwarmEntity.KEY,
-                        ctx -> SwarmEntity.create(ctx.getShard(), ctx.getEntityId(), config, workers, traces))
+                        ctx -> SwarmEntity.create(ctx.getShard(), ctx.getEntityId(), config, workers, files))
                 .withRole(SwarmEntity.ROLE)
                 .withSettings(ClusterShardingSettings.create(system).withRememberEntities(true)));
     }

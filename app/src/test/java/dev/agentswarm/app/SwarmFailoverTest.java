@@ -145,6 +145,11 @@ class SwarmFailoverTest {
                 assertEquals(DurableSwarmScenario.N, answered(all), "each sub-agent's answer journaled once");
                 assertEquals(Integer.toString(DurableSwarmScenario.EXPECTED), end.ended().answer());
                 assertTrue(Files.exists(dir.resolve("swarms").resolve(RUN).resolve("trace.jsonl")), "the nodes wrote the trace");
+                Set<String> kept = new java.util.TreeSet<>();
+                for (String line : Files.readAllLines(dir.resolve("swarms").resolve(RUN).resolve("trajectories.jsonl"))) {
+                    kept.add(dev.agentswarm.core.json.Json.parse(line).path("episodeId").asText());
+                }
+                assertTrue(kept.size() >= DurableSwarmScenario.N, "every sub-agent's trajectory is in the swarm's folder: " + kept);
 
                 // The swarm finished and passivated: a client attaching later gets the answer from the journal.
                 ClusterSwarms.Outcome again = ClusterSwarms.run(client, RUN, null, hostConfig, List.of(), e -> {}, x -> {},

@@ -118,13 +118,20 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
         }
     }
 
-    /** Where a swarm's trace goes on the node that runs it (a file in its run folder, appended to on a resume). */
-    public interface Traces {
-        SwarmTrace open(String runId, Consumer<ObjectNode> listener);
+    /**
+     * A swarm's files on the node that runs it: its trace (appended to on a resume) and its sub-agents'
+     * trajectories, in its run folder there.
+     */
+    public interface RunFiles {
+        /** Opens swarm {@code runId}'s files; {@code listener} sees each trace event, on the trace's writer thread. */
+        Opened open(String runId, Consumer<ObjectNode> listener);
 
-        /** The swarm finished here and its trace is closed (e.g. draw its timeline). */
+        /** The swarm finished here and its files are closed (e.g. draw its timeline). */
         default void finished(String runId) {}
     }
+
+    /** A swarm's open files; {@code close} writes what is queued and closes them. */
+    public record Opened(SwarmTrace trace, TrajectoryStore trajectories, Runnable close) {}
 
     /** Trace events a client's live view draws; the rest (every message) stays in the trace file. */
     private static final Set<String> PROGRESS_KINDS = Set.of("swarm_started", "swarm_resumed", "agent_started", "turn", "plan",
@@ -136,27 +143,27 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
     private final String runId;
     private final Config nodeConfig;
     private final WorkerRoute route;
-    private final Traces traces;
+    private final RunFiles runFiles;
     private final String node;
     /** Read by the trace's writer thread, which forwards progress. */
     private final List<ActorRef<Update>> clients = new CopyOnWriteArrayList<>();
     private ActorRef<Orchestrator.Command> orchestrator;
-    private SwarmTrace trace;
+    private Opened files;
     private Finished finished;
     private int launches;
 
     /**
      * The entity for run {@code runId} (passivated through {@code shard}; stopped when null, outside sharding) on a node with configuration {@code nodeConfig}, whose swarms' episodes
-     * go by {@code route} and whose traces go to {@code traces}.
+     * go by {@code route} and whose files are {@code runFiles}.
      */
     public static Behavior<Command> create(ActorRef<ClusterSharding.ShardCommand> shard, String runId, Config nodeConfig,
-                                           WorkerRoute route, Traces traces) {
+                                           WorkerRoute route, RunFiles runFiles) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-                new SwarmEntity(ctx, timers, shard, runId, nodeConfig, route, traces)));
+                new SwarmEntity(ctx, timers, shard, runId, nodeConfig, route, runFiles)));
     }
 
     private SwarmEntity(ActorContext<Command> ctx, TimerScheduler<Command> timers, ActorRef<ClusterSharding.ShardCommand> shard,
-                        String runId, Config nodeConfig, WorkerRoute route, Traces traces) {
+                        String runId, Config nodeConfig, WorkerRoute route, RunFiles runFiles) {
         super(persistenceId(runId));
         this.ctx = ctx;
         this.shard = shard;
@@ -164,7 +171,7 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
         this.runId = runId;
         this.nodeConfig = nodeConfig;
         this.route = route;
-        this.traces = traces;
+        this.runFiles = runFiles;
         this.node = Cluster.get(ctx.getSystem()).selfMember().address().toString();
     }
 
@@ -241,8 +248,8 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
 
     private Effect<Event, State> onAnswered(SwarmResult r) {
         finished = new Finished(runId, r.answer(), r.stopReason(), r.error(), r.missing(), r.budgetExhausted(), r.metrics(), node);
-        closeTrace();
-        traces.finished(runId);
+        closeFiles();
+        runFiles.finished(runId);
         for (ActorRef<Update> c : clients) c.tell(finished);
         timers.cancel(Relaunch.INSTANCE);
         passivate();
@@ -273,9 +280,10 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
         Config config = ConfigFactory.parseString(swarm.config()).withFallback(nodeConfig).resolve();
         Set<String> tools = new TreeSet<>(swarm.tools());
         SwarmSettings settings = SwarmSettings.fromConfig(config, tools);
-        if (trace == null) trace = traces.open(runId, this::forward);
+        if (files == null) files = runFiles.open(runId, this::forward);
         ActorRef<SwarmResult> answers = ctx.messageAdapter(SwarmResult.class, Answered::new);
-        orchestrator = ctx.spawn(Orchestrator.createDurable(settings, Orchestrator.Place.root(runId), swarm.task(), route, trace, answers),
+        orchestrator = ctx.spawn(Orchestrator.createDurable(settings, Orchestrator.Place.root(runId), swarm.task(), route, files.trace(),
+                        files.trajectories(), answers),
                 "orchestrator-" + launches);
         ctx.watchWith(orchestrator, OrchestratorStopped.INSTANCE);
         ctx.getLog().info("swarm {} {} on {}", runId, resumed ? "goes on from its journal" : "starts", node);
@@ -287,10 +295,10 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
         for (ActorRef<Update> c : clients) c.tell(p);
     }
 
-    private void closeTrace() {
-        if (trace != null) {
-            trace.close();
-            trace = null;
+    private void closeFiles() {
+        if (files != null) {
+            files.close().run();
+            files = null;
         }
     }
 
@@ -312,7 +320,7 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
                         timers.startSingleTimer(NoSwarm.INSTANCE, IDLE_WITHOUT_SWARM);
                     }
                 })
-                .onSignal(PostStop.instance(), state -> closeTrace())
+                .onSignal(PostStop.instance(), state -> closeFiles())
                 .build();
     }
 }
