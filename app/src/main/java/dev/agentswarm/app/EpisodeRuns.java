@@ -34,16 +34,23 @@ public final class EpisodeRuns {
      * sandbox, which starts on the first code call.
      */
     public static ToolRegistry nodeTools(Config config) {
+        return withoutOverrides(config).withIdempotency(config.getConfig("agentswarm.tools"));
+    }
+
+    private static ToolRegistry withoutOverrides(Config config) {
         ToolRegistry tools = builtInTools();
         for (Tool t : SandboxPool.fromConfig(config).tools()) tools = tools.plus(t);
         return tools;
     }
 
-    /** The node's tools, then each suite tool whose name they do not already offer. */
+    /**
+     * The node's tools, then each suite tool whose name they do not already offer; each with its
+     * idempotency as {@code agentswarm.tools.NAME.idempotent} overrides it.
+     */
     public static ToolRegistry nodeTools(Config config, dev.agentswarm.environments.Suites suites) {
-        ToolRegistry tools = nodeTools(config);
+        ToolRegistry tools = withoutOverrides(config);
         for (Tool t : suites.tools()) if (tools.find(t.name()).isEmpty()) tools = tools.plus(t);
-        return tools;
+        return tools.withIdempotency(config.getConfig("agentswarm.tools"));
     }
 
     /**

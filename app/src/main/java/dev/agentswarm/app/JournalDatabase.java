@@ -159,6 +159,11 @@ public final class JournalDatabase {
         return out;
     }
 
+    /** The configured URL without its credentials, for messages. */
+    public static String redactedUrl(Config config) {
+        return redacted(url(config));
+    }
+
     /** A URL without its query string, where PostgreSQL's password may be, nor H2's {@code ;PASSWORD=} settings. */
     static String redacted(String url) {
         int q = url.indexOf('?');

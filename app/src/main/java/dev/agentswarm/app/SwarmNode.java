@@ -20,6 +20,8 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import dev.agentswarm.core.protocol.LearnerProtocol;
 import dev.agentswarm.core.protocol.WeightsProtocol;
 import dev.agentswarm.learner.Learner;
+import dev.agentswarm.orchestrator.WorkerRoute;
+import dev.agentswarm.orchestrator.swarm.SwarmEntity;
 import dev.agentswarm.workers.AnswerRelay;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.learner.WeightsSource;
@@ -46,18 +48,23 @@ public final class SwarmNode implements AutoCloseable {
 
     public static final String ORCHESTRATOR_ROLE = "orchestrator";
     public static final String LEARNER_ROLE = "learner";
+    /** A job's node ({@code --join}): runs the job's own coordinator and leaves with it; hosts nothing of the cluster's. */
+    public static final String JOB_ROLE = "job";
 
     private final ActorSystem<Void> system;
     private final ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region;
     private final ActorRef<LearnerProtocol.Command> learner;
     private final ActorRef<WeightsProtocol.SourceCommand> weightsSource;
+    private final ActorRef<ShardingEnvelope<SwarmEntity.Command>> swarms;
 
     private SwarmNode(ActorSystem<Void> system, ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region,
-                      ActorRef<LearnerProtocol.Command> learner, ActorRef<WeightsProtocol.SourceCommand> weightsSource) {
+                      ActorRef<LearnerProtocol.Command> learner, ActorRef<WeightsProtocol.SourceCommand> weightsSource,
+                      ActorRef<ShardingEnvelope<SwarmEntity.Command>> swarms) {
         this.system = system;
         this.region = region;
         this.learner = learner;
         this.weightsSource = weightsSource;
+        this.swarms = swarms;
     }
 
     /**
@@ -133,7 +140,10 @@ public final class SwarmNode implements AutoCloseable {
             } else {
                 region = WorkerRegion.proxy(system);
             }
-            return new SwarmNode(system, region, learner, source);
+            // Swarms of the cluster live on its orchestrator nodes and journal there; a node without the role reaches them.
+            ActorRef<ShardingEnvelope<SwarmEntity.Command>> swarms = ClusterSwarms.init(system, config,
+                    WorkerRoute.sharded(region, config.getInt("agentswarm.worker.entities")));
+            return new SwarmNode(system, region, learner, source, swarms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             system.terminate();
@@ -145,12 +155,12 @@ public final class SwarmNode implements AutoCloseable {
     }
 
     /**
-     * A job's node joining a running cluster at {@code seed}: the {@code orchestrator} role only, so
-     * its episodes run on the cluster's worker nodes. Waits until it is Up and at least one worker
+     * A job's node joining a running cluster at {@code seed}: the {@value #JOB_ROLE} role only, so its
+     * episodes run on the cluster's worker nodes, and no swarm of the cluster is placed on it. Waits until it is Up and at least one worker
      * node is, and says what to do when there is none.
      */
     public static SwarmNode join(Config config, Address seed) throws TimeoutException {
-        Config jobNode = config.withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.of(ORCHESTRATOR_ROLE)));
+        Config jobNode = config.withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.of(JOB_ROLE)));
         SwarmNode node = start(jobNode, system -> {
             throw new IllegalStateException("a job's node hosts no workers");
         }, seed);
@@ -248,6 +258,11 @@ public final class SwarmNode implements AutoCloseable {
 
     public ActorRef<ShardingEnvelope<WorkerProtocol.Command>> workerRegion() {
         return region;
+    }
+
+    /** The cluster's swarms ({@link SwarmEntity} by run id), hosted here on an orchestrator node. */
+    public ActorRef<ShardingEnvelope<SwarmEntity.Command>> swarmRegion() {
+        return swarms;
     }
 
     /** The cluster's learner (a singleton on the oldest learner node), reached from any node. */

@@ -7,6 +7,7 @@ import dev.agentswarm.orchestrator.swarm.ParlReward;
 import dev.agentswarm.orchestrator.swarm.SwarmResult;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
+import dev.agentswarm.orchestrator.swarm.TrajectoryStore;
 import dev.agentswarm.orchestrator.WorkerRoute;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,13 +46,23 @@ public final class SwarmRun {
      */
     public static void start(SwarmNode node, SwarmSettings settings, String runId, Task task, SwarmTrace trace,
                              CompletableFuture<SwarmResult> done, boolean durable) {
+        start(node, settings, runId, task, trace, durable ? TrajectoryStore.NONE : null, done);
+    }
+
+    /**
+     * The same; with {@code trajectories} (non-null) the swarm is durable and keeps its sub-agents'
+     * trajectories there, its journal naming where each is.
+     */
+    public static void start(SwarmNode node, SwarmSettings settings, String runId, Task task, SwarmTrace trace,
+                             TrajectoryStore trajectories, CompletableFuture<SwarmResult> done) {
+        boolean durable = trajectories != null;
         var replyTo = node.system().systemActorOf(Behaviors.receive(SwarmResult.class).onMessage(SwarmResult.class, r -> {
             done.complete(r);
             return Behaviors.stopped();
         }).build(), "swarm-result-" + runId + "-" + System.nanoTime(), Props.empty());
         WorkerRoute route = WorkerRoute.sharded(node.workerRegion(), node.workerEntities());
         Orchestrator.Place root = Orchestrator.Place.root(runId);
-        node.system().systemActorOf(durable ? Orchestrator.createDurable(settings, root, task, route, trace, replyTo)
+        node.system().systemActorOf(durable ? Orchestrator.createDurable(settings, root, task, route, trace, trajectories, replyTo)
                 : Orchestrator.create(settings, root, task, route, trace, replyTo), "swarm-" + runId + "-" + System.nanoTime(), Props.empty());
     }
 
@@ -62,15 +73,18 @@ public final class SwarmRun {
 
     /**
      * The same, journaled ({@code durable}) on the node's journal plugin: run again on a folder whose
-     * journal holds the swarm, it resumes it, and its trace goes on after the events already there.
+     * journal holds the swarm, it resumes it, and its trace goes on after the events already there. Its
+     * sub-agents' trajectories go to {@code runDir/trajectories.jsonl}, where a resumed run reads back
+     * those of the sub-agents that finished before the crash.
      */
     public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener,
                               boolean durable) throws Exception {
         Path tracePath = runDir.resolve("trace.jsonl");
         CompletableFuture<SwarmResult> done = new CompletableFuture<>();
         SwarmResult result;
-        try (SwarmTrace trace = SwarmTrace.toFile(tracePath, listener, durable && Files.exists(tracePath))) {
-            start(node, settings, RUN_ID, task, trace, done, durable);
+        try (SwarmTrace trace = SwarmTrace.toFile(tracePath, listener, durable && Files.exists(tracePath));
+             TrajectoryFile trajectories = durable ? TrajectoryFile.open(runDir.resolve("trajectories.jsonl")) : null) {
+            start(node, settings, RUN_ID, task, trace, trajectories, done);
             long limit = settings.budget().deadline().plus(settings.lostAfter()).plusSeconds(30).toMillis();
             result = done.get(limit, TimeUnit.MILLISECONDS);
         }

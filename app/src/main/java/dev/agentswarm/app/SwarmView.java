@@ -115,6 +115,9 @@ public final class SwarmView implements Consumer<ObjectNode>, AutoCloseable {
                 line(e, agent + " " + r.state + " after " + r.turns + " turns" + (r.last.isEmpty() ? "" : ": " + firstLine(r.last)));
             }
             case "budget_exhausted" -> line(e, agent + " budget spent: " + e.path("detail").asText());
+            // Times from here on count from the resume (its process's start).
+            case "swarm_resumed" -> line(e, agent + " resumed from its journal (" + e.path("events").asLong() + " events, "
+                    + e.path("running").asInt() + " agents running again)");
             default -> { }
         }
     }

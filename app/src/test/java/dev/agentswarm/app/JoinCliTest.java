@@ -51,8 +51,8 @@ class JoinCliTest {
             assertEquals(12, Files.readAllLines(out.resolve("trajectories.jsonl")).size());
             assertTrue(r.out().contains("the workers' of " + seed), r.out());
             long deadline = System.nanoTime() + 15_000_000_000L;
-            while (worker.upMembers(SwarmNode.ORCHESTRATOR_ROLE) > 0 && System.nanoTime() < deadline) Thread.sleep(50);
-            assertEquals(0, worker.upMembers(SwarmNode.ORCHESTRATOR_ROLE), "the job's node left the cluster when the job ended");
+            while (worker.upMembers(SwarmNode.JOB_ROLE) > 0 && System.nanoTime() < deadline) Thread.sleep(50);
+            assertEquals(0, worker.upMembers(SwarmNode.JOB_ROLE), "the job's node left the cluster when the job ended");
 
             CliTest.Result mixed = swarm("eval", "--suite", "arithmetic", "--policy", "oracle", "--join", seed, "--out", out.toString());
             assertNotEquals(0, mixed.exit());

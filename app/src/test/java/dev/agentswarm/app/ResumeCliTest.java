@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.orchestrator.swarm.Orchestrator;
 import dev.agentswarm.orchestrator.swarm.RoundState;
 import dev.agentswarm.orchestrator.swarm.SwarmJournal;
 import dev.agentswarm.orchestrator.swarm.SwarmLedger;
@@ -140,6 +142,11 @@ class ResumeCliTest {
         }
         for (String agent : before) assertFalse(startedAgain.contains(agent), agent + " had answered: not run again " + startedAgain);
         assertEquals(N, answered(events).size(), "every sub-agent answered, over the two runs");
+        Set<String> kept = new TreeSet<>();
+        for (Trajectory t : TrajectoryExport.read(run.resolve("trajectories.jsonl"))) kept.add(Orchestrator.agentOf(t.episodeId()));
+        Set<String> all = new TreeSet<>();
+        for (int i = 0; i < N; i++) all.add("root/s" + i);
+        assertEquals(all, kept, "every sub-agent's trajectory is in the run's trajectory file, over the two runs");
         assertTrue(Files.exists(run.resolve("journal.mv.db")));
         JsonNode finished = CliTest.swarm("runs", "--dir", dir.toString(), "--json").json().path("swarms").get(0);
         assertEquals("finished", finished.path("state").asText(), finished.toString());

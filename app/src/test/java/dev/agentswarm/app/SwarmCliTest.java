@@ -88,6 +88,19 @@ class SwarmCliTest {
     }
 
     @Test
+    void clusterSwarmOptionsThatDoNotGoTogetherAreRefused(@TempDir Path dir) {
+        CliTest.Result attachAlone = CliTest.swarm("run", "--attach", "swarm-1");
+        assertEquals(2, attachAlone.exit());
+        assertTrue(attachAlone.err().contains("--attach follows a swarm of a cluster: give --join SEED"), attachAlone.err());
+        CliTest.Result resumeInCluster = CliTest.swarm("run", "--resume", dir.toString(), "--join", "pekko://swarm@127.0.0.1:1");
+        assertEquals(2, resumeInCluster.exit());
+        assertTrue(resumeInCluster.err().contains("a cluster's swarm goes on by itself"), resumeInCluster.err());
+        CliTest.Result both = CliTest.swarm("run", "a task", "--attach", "swarm-1", "--join", "pekko://swarm@127.0.0.1:1");
+        assertEquals(2, both.exit());
+        assertTrue(both.err().contains("--attach follows a swarm already started: give no TASK"), both.err());
+    }
+
+    @Test
     void aSmallSwarmBenchmarkChecksEveryAnswerAndReportsTheFigures() throws Exception {
         CliTest.Result b = CliTest.swarm("bench", "swarm", "--subagents", "8", "--turns", "3", "--tool-ms", "5", "--warmup", "1", "--reps", "3", "--json");
         assertEquals(0, b.exit(), b.out() + b.err());

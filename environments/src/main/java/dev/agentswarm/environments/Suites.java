@@ -114,6 +114,13 @@ public final class Suites implements TaskEnvironments {
             for (Tool t : impls.values()) t.release(episodeId);
         }
 
+        /** Whichever suite answers: idempotent only when each would be (the caller's suite is not known here). */
+        @Override
+        public boolean idempotent(JsonNode arguments) {
+            for (Tool t : impls.values()) if (!t.idempotent(arguments)) return false;
+            return true;
+        }
+
         @Override
         public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
             Suite suite = episodes.get(context.episodeId());

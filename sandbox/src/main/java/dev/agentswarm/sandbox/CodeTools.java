@@ -134,6 +134,15 @@ public final class CodeTools {
             return spec;
         }
 
+        /**
+         * Not idempotent: a cell or command changes its session (a variable incremented, a line appended to a
+         * file), so one run twice is not one run once. The sandbox has no network, so the harm stays inside it.
+         */
+        @Override
+        public boolean idempotent(JsonNode arguments) {
+            return false;
+        }
+
         @Override
         public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
             try {

@@ -45,7 +45,7 @@ public final class DurableSwarmScenario {
 
     public static final int N = 20;
     public static final int EXPECTED = java.util.stream.IntStream.range(0, N).map(i -> i * i).sum();
-    private static final Task TASK = Task.of("sum", "Add up the squares in the ledger's entries 0 to 19.");
+    public static final Task TASK = Task.of("sum", "Add up the squares in the ledger's entries 0 to 19.");
 
     private final ActorTestKit kit;
     /** The events journaled so far for a run's root orchestrator, read from the journal's storage. */
@@ -56,16 +56,27 @@ public final class DurableSwarmScenario {
         this.journal = journal;
     }
 
-    /** Who asked the policy for what, and how often each ledger entry was read, before and after the crash. */
+    /**
+     * Who asked the policy for what, and how often each ledger entry was read, before and after the crash:
+     * by the node that crashed and the one that resumed when each has its own ({@link #harness} does, since
+     * the first node's episodes may still ask while it is being stopped), else by when the crash came.
+     */
     public static final class Calls {
-        final AtomicBoolean crashed = new AtomicBoolean();
+        /** Set at the crash: calls after it count as after, unless counted by node. */
+        public final AtomicBoolean crashed = new AtomicBoolean();
         public final Map<String, List<Integer>> policyBefore = new ConcurrentHashMap<>();
         public final Map<String, List<Integer>> policyAfter = new ConcurrentHashMap<>();
         public final Map<Integer, List<Boolean>> ledger = new ConcurrentHashMap<>();
 
-        String answer(CompletionRequest req) {
+        /** The script: the root plans N sub-agents, each reads its ledger entry and answers, the root adds them up. */
+        public String answer(CompletionRequest req) {
+            return answer(req, crashed.get());
+        }
+
+        /** The same, counted as the node that crashed ({@code resumedNode} false) or the one that resumed asked. */
+        public String answer(CompletionRequest req, boolean resumedNode) {
             String agent = SwarmHarness.agentOf(req.episodeId());
-            (crashed.get() ? policyAfter : policyBefore).computeIfAbsent(agent, k -> new CopyOnWriteArrayList<>()).add(req.turn());
+            (resumedNode ? policyAfter : policyBefore).computeIfAbsent(agent, k -> new CopyOnWriteArrayList<>()).add(req.turn());
             if (agent.equals("root")) {
                 if (req.turn() == 1) return call("spawn_subagents", "{\"subtasks\": " + plan() + "}");
                 int sum = 0;
@@ -79,12 +90,22 @@ public final class DurableSwarmScenario {
                     : lastObservation(req).replaceAll("(?s).*= ([0-9]+).*", "$1");
         }
 
-        FakeTool tool() {
+        /** The ledger tool, counting its reads before or after the crash. Reading an entry is idempotent: a read in flight at the crash is read again. */
+        public FakeTool tool() {
+            return ledgerTool(crashed::get);
+        }
+
+        /** The same, its reads counted as the node that crashed ({@code resumedNode} false) or the one that resumed made them. */
+        public FakeTool tool(boolean resumedNode) {
+            return ledgerTool(() -> resumedNode);
+        }
+
+        private FakeTool ledgerTool(java.util.function.BooleanSupplier after) {
             return FakeTool.named("ledger", args -> {
                 int i = args.get("entry").asInt();
-                ledger.computeIfAbsent(i, k -> new CopyOnWriteArrayList<>()).add(crashed.get());
+                ledger.computeIfAbsent(i, k -> new CopyOnWriteArrayList<>()).add(after.getAsBoolean());
                 return "entry " + i + " = " + (i * i);
-            });
+            }).withIdempotent(true);
         }
     }
 
@@ -105,14 +126,16 @@ public final class DurableSwarmScenario {
         return "[" + String.join(", ", tasks) + "]";
     }
 
+    /** A node for the swarm: the one that resumes when made after the crash. */
     public SwarmHarness harness(Calls calls) {
-        Policy scripted = ScriptedPolicy.texts(calls::answer).withLatency(Duration.ofMillis(15));
+        boolean resumedNode = calls.crashed.get();
+        Policy scripted = ScriptedPolicy.texts(req -> calls.answer(req, resumedNode)).withLatency(Duration.ofMillis(15));
         // Before the crash the orchestrator takes its time over the final answer, so the node dies while it thinks, not after.
         Executor later = CompletableFuture.delayedExecutor(1500, TimeUnit.MILLISECONDS);
         Policy policy = req -> SwarmHarness.agentOf(req.episodeId()).equals("root") && req.turn() > 1 && !calls.crashed.get()
                 ? CompletableFuture.runAsync(() -> {}, later).thenCompose(v -> scripted.complete(req))
                 : scripted.complete(req);
-        return SwarmHarness.on(kit, policy, ToolRegistry.of(new FinishTool()).plus(calls.tool()), "agentswarm.swarm.max-parallel = 4");
+        return SwarmHarness.on(kit, policy, ToolRegistry.of(new FinishTool()).plus(calls.tool(resumedNode)), "agentswarm.swarm.max-parallel = 4");
     }
 
     public static Set<String> doneAgents(List<SwarmEvent> events) {

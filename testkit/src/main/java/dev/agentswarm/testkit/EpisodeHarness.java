@@ -6,6 +6,7 @@ import dev.agentswarm.core.environment.TaskEnvironments;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.SwarmProtocol;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
@@ -122,6 +123,16 @@ public final class EpisodeHarness implements AutoCloseable {
         Trajectory t = probe.receiveMessage(Duration.ofMillis(spec.deadlineMillis()).plusSeconds(10));
         probe.expectNoMessage(Duration.ofMillis(20));
         return t;
+    }
+
+    /**
+     * Starts episode {@code episodeId} as a swarm runs it: it reports each turn to {@code swarm} (progress,
+     * recorded steps, spawn calls, and asks it to journal a turn before calls that must not run twice),
+     * resumes after {@code history}, and answers {@code replyTo}.
+     */
+    public void startInSwarm(String episodeId, Task task, EpisodeSpec spec, EpisodeHistory history,
+                             ActorRef<SwarmProtocol.Command> swarm, ActorRef<Trajectory> replyTo) {
+        worker.tell(new RunEpisode(episodeId, task.id(), task, spec, 0, replyTo, swarm).withHistory(history));
     }
 
     public ActorTestKit kit() {

@@ -26,19 +26,21 @@ public final class FakeTool implements Tool {
     private final Function<JsonNode, String> behaviour;
     private final long latencyMillis;
     private final boolean hangs;
+    private final boolean idempotent;
     private final List<Call> calls = new CopyOnWriteArrayList<>();
 
-    private FakeTool(ToolSpec spec, Function<JsonNode, String> behaviour, long latencyMillis, boolean hangs) {
+    private FakeTool(ToolSpec spec, Function<JsonNode, String> behaviour, long latencyMillis, boolean hangs, boolean idempotent) {
         this.spec = spec;
         this.behaviour = behaviour;
         this.latencyMillis = latencyMillis;
         this.hangs = hangs;
+        this.idempotent = idempotent;
     }
 
     /** A tool accepting any arguments object and answering with {@code behaviour(arguments)}. */
     public static FakeTool named(String name, Function<JsonNode, String> behaviour) {
         JsonNode schema = Json.object().put("type", "object");
-        return new FakeTool(new ToolSpec(name, "fake tool " + name, schema), behaviour, 0, false);
+        return new FakeTool(new ToolSpec(name, "fake tool " + name, schema), behaviour, 0, false, false);
     }
 
     /** A tool that always answers {@code result}. */
@@ -55,15 +57,28 @@ public final class FakeTool implements Tool {
 
     /** A tool whose calls never complete: the episode's tool timeout must end them. */
     public static FakeTool hanging(String name) {
-        return new FakeTool(named(name, a -> "").spec, a -> "", 0, true);
+        return new FakeTool(named(name, a -> "").spec, a -> "", 0, true, false);
     }
 
     public FakeTool withSchema(JsonNode parameters) {
-        return new FakeTool(new ToolSpec(spec.name(), spec.description(), parameters), behaviour, latencyMillis, hangs);
+        return new FakeTool(new ToolSpec(spec.name(), spec.description(), parameters), behaviour, latencyMillis, hangs, idempotent);
     }
 
     public FakeTool withLatency(Duration latency) {
-        return new FakeTool(spec, behaviour, latency.toMillis(), hangs);
+        return new FakeTool(spec, behaviour, latency.toMillis(), hangs, idempotent);
+    }
+
+    /**
+     * The same tool declaring its calls idempotent (they may run again after a crash) or not; a fake
+     * tool is not, by default, as any tool that does not say ({@link Tool#idempotent}).
+     */
+    public FakeTool withIdempotent(boolean repeatable) {
+        return new FakeTool(spec, behaviour, latencyMillis, hangs, repeatable);
+    }
+
+    @Override
+    public boolean idempotent(JsonNode arguments) {
+        return idempotent;
     }
 
     @Override

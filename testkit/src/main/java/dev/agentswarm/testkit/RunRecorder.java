@@ -101,6 +101,16 @@ public final class RunRecorder implements AutoCloseable {
             }
 
             @Override
+            public boolean idempotent(JsonNode arguments) {
+                return inner.idempotent(arguments);
+            }
+
+            @Override
+            public void release(String episodeId) {
+                inner.release(episodeId);
+            }
+
+            @Override
             public CompletionStage<String> invoke(JsonNode arguments, ToolContext ctx) {
                 CompletableFuture<String> out;
                 try {

@@ -141,6 +141,12 @@ public final class RunRecording {
                 return spec;
             }
 
+            /** A replayed outcome has no effect. */
+            @Override
+            public boolean idempotent(JsonNode arguments) {
+                return true;
+            }
+
             @Override
             public CompletionStage<String> invoke(JsonNode arguments, ToolContext ctx) {
                 RecordedLine l = toolOutcomes.get(callKey(ctx.episodeId(), ctx.turn(), ctx.callIndex()));

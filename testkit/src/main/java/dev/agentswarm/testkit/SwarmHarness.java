@@ -11,6 +11,7 @@ import dev.agentswarm.orchestrator.swarm.Orchestrator;
 import dev.agentswarm.orchestrator.swarm.SwarmResult;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
+import dev.agentswarm.orchestrator.swarm.TrajectoryStore;
 import dev.agentswarm.orchestrator.WorkerRoute;
 import dev.agentswarm.workers.EpisodeServices;
 import dev.agentswarm.workers.RolloutWorker;
@@ -90,8 +91,14 @@ public final class SwarmHarness {
      * harness's crash; a new harness's durable swarm with the same run id resumes from the journal.
      */
     public ActorRef<Orchestrator.Command> startDurable(String runId, Task task, SwarmTrace trace, ActorRef<SwarmResult> result) {
+        return startDurable(runId, task, trace, TrajectoryStore.NONE, result);
+    }
+
+    /** The same, keeping sub-agent trajectories in {@code trajectories} (give the resuming harness the same one). */
+    public ActorRef<Orchestrator.Command> startDurable(String runId, Task task, SwarmTrace trace, TrajectoryStore trajectories,
+                                                       ActorRef<SwarmResult> result) {
         return kit.spawn(Orchestrator.createDurable(settings, Orchestrator.Place.root(runId), task, WorkerRoute.direct(worker), trace,
-                result));
+                trajectories, result));
     }
 
     /** The worker the harness's swarms run on. */

@@ -26,6 +26,7 @@ import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.core.protocol.WorkerProtocol.RunEpisode;
 import dev.agentswarm.core.tool.FinishTool;
 import dev.agentswarm.core.tool.ToolContext;
+import dev.agentswarm.core.tool.ToolExecutor;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +70,12 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private record ToolsDone(List<ToolResult> results) implements Command {}
 
+    /** The swarm's journal holds turn {@code turn} (or could not: {@code failure}), so its calls may start. */
+    private record TurnRecorded(int turn, Throwable failure) implements Command {}
+
+    /** A call of turn {@code turn} that must not run twice has ended: the swarm hears the results so far. */
+    private record CallEnded(int turn) implements Command {}
+
     private enum DeadlineReached implements Command { INSTANCE }
 
     private record Scored(Trajectory trajectory, RewardBreakdown reward, Throwable failure) implements Command {}
@@ -109,6 +116,13 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private EpisodeHistory.Step replaying;
     /** The completion of the turn whose tool calls are running, when its swarm must hear their results. */
     private Completion stepOpen;
+    /** The calls of the turn waiting for the swarm's journal to hold it, and that wait. */
+    private List<ToolCall> awaitingRecord;
+    private CompletableFuture<SwarmProtocol.Recorded> pendingRecord;
+    /** Why the swarm could not journal this turn before its calls, which then do not start; null when it did. */
+    private String notRecorded;
+    /** Results of the open step already told to the swarm. */
+    private int resultsTold;
 
     /**
      * Starts the episode, or replies at once with {@link StopReason#INVALID_REQUEST} when its
@@ -155,6 +169,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         return newReceiveBuilder()
                 .onMessage(PolicyAnswered.class, this::onPolicyAnswered)
                 .onMessage(ToolsDone.class, this::onToolsDone)
+                .onMessage(TurnRecorded.class, this::onTurnRecorded)
+                .onMessage(CallEnded.class, this::onCallEnded)
                 .onMessageEquals(DeadlineReached.INSTANCE, () -> finish(StopReason.DEADLINE, null, null))
                 .onMessage(Cancel.class, c -> finish(StopReason.CANCELLED, null, "cancelled: " + c.reason()))
                 .onSignal(PostStop.class, stop -> released())
@@ -168,6 +184,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private Behavior<Command> released() {
         deadline.cancel();
         if (pendingPolicy != null) pendingPolicy.cancel(true);
+        if (pendingRecord != null) pendingRecord.cancel(true);
         for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
         closeEnvironment();
         setup.executor.release(request.episodeId());
@@ -266,12 +283,12 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         turns.add(turn);
         append(setup.format.assistantMessage(c, parsed));
         reportProgress(calls, finishAnswer, parsed);
-        recordStep(c, calls, finishAnswer == null && !calls.isEmpty());
+        boolean recordFirst = recordStep(c, calls, finishAnswer == null && !calls.isEmpty());
 
         if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
         if (!calls.isEmpty()) {
             if (parsed.hasErrors()) formatErrors++;
-            return runTools(calls);
+            return recordFirst ? recordThenRun(c, calls) : runTools(calls);
         }
         if (parsed.hasFinalAnswer() && !parsed.hasErrors()) {
             return finish(StopReason.FINAL_ANSWER, parsed.finalAnswer(), null);
@@ -296,8 +313,41 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         return null;
     }
 
+    /**
+     * A turn that calls a tool that must not run twice waits until the swarm's journal holds it: after a
+     * crash the journal then shows its calls may have run, so the resumed episode does not run them again.
+     */
+    private Behavior<Command> recordThenRun(Completion c, List<ToolCall> calls) {
+        int turn = policyTurns;
+        long leftMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineAtNanos - System.nanoTime()));
+        CompletionStage<SwarmProtocol.Recorded> recorded = AskPattern.ask(request.swarm(),
+                replyTo -> new SwarmProtocol.RecordBeforeCalls(request.episodeId(), turn, new EpisodeHistory.Step(c, null), replyTo),
+                Duration.ofMillis(leftMillis), getContext().getSystem().scheduler());
+        awaitingRecord = calls;
+        pendingRecord = recorded.toCompletableFuture();
+        getContext().pipeToSelf(recorded, (ok, failure) -> new TurnRecorded(turn, failure));
+        return this;
+    }
+
+    private Behavior<Command> onTurnRecorded(TurnRecorded r) {
+        if (awaitingRecord == null || r.turn() != policyTurns) return this;
+        List<ToolCall> calls = awaitingRecord;
+        awaitingRecord = null;
+        pendingRecord = null;
+        notRecorded = r.failure() == null ? null : describe(unwrap(r.failure()));
+        return runTools(calls);
+    }
+
+    /** Whether the swarm must hear of {@code call} before it runs and as soon as it ends: a call that must not run twice. */
+    private boolean guarded(ToolCall call) {
+        return request.swarm() != null && !SwarmProtocol.SPAWN_TOOL.equals(call.name()) && !setup.executor.idempotent(call);
+    }
+
     private Behavior<Command> runTools(List<ToolCall> calls) {
         turnStartNanos = System.nanoTime();
+        resultsTold = 0;
+        ActorRef<Command> self = getContext().getSelf();
+        int turn = policyTurns;
         List<CompletableFuture<ToolResult>> futures = new ArrayList<>(calls.size());
         for (int i = 0; i < calls.size(); i++) {
             ToolCall call = calls.get(i);
@@ -310,9 +360,23 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 futures.add(askSwarm(call));
                 continue;
             }
+            if (replaying != null && !setup.executor.idempotent(call)) {
+                // In flight at the crash, maybe done, maybe not: the model is told, and decides whether to check or retry.
+                futures.add(CompletableFuture.completedFuture(ToolExecutor.interrupted(call)));
+                continue;
+            }
+            if (notRecorded != null && guarded(call)) {
+                futures.add(CompletableFuture.completedFuture(new ToolResult(call.id(), call.name(), "tool '" + call.name()
+                        + "' was not run: the swarm could not journal the turn before it (" + notRecorded + ")", ToolStatus.ERROR,
+                        false, 0)));
+                continue;
+            }
             ToolContext ctx = new ToolContext(request.episodeId(), policyTurns, i, call.id(), spec.toolTimeoutMillis());
-            futures.add(setup.executor.execute(call, ctx).toCompletableFuture());
+            CompletableFuture<ToolResult> result = setup.executor.execute(call, ctx).toCompletableFuture();
+            if (stepOpen != null && guarded(call)) result.whenComplete((r, e) -> self.tell(new CallEnded(turn)));
+            futures.add(result);
         }
+        notRecorded = null;
         pendingTools = futures;
         CompletionStage<List<ToolResult>> all = futures.size() == 1
                 ? futures.get(0).thenApply(List::of)
@@ -367,20 +431,44 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
      * Tells the swarm running this episode what the policy said this turn, so a durable swarm can
      * resume the episode after it: with its results once they are in ({@link #onToolsDone}), or at once
      * when there is nothing to run. A recorded turn being replayed is not told again, unless its calls
-     * were in flight at the crash.
+     * were in flight at the crash. Returns whether the turn's calls must wait until the swarm's journal
+     * holds its completion.
      */
-    private void recordStep(Completion c, List<ToolCall> calls, boolean toolsToRun) {
+    private boolean recordStep(Completion c, List<ToolCall> calls, boolean toolsToRun) {
         stepOpen = null;
-        if (request.swarm() == null) return;
-        // The completion alone is worth a journal event only before a call that may run long (a round of
-        // sub-agents): after a crash there, the call is asked again, not the policy. Other turns are
-        // recorded once, when their results are in; one cut short by a crash is asked again whole.
+        if (request.swarm() == null) return false;
+        // A call that must not run twice waits for the completion to be journaled (recordThenRun), and each
+        // of its results is told as it comes. Otherwise the completion alone is worth a journal event only
+        // before a call that may run long (a round of sub-agents): after a crash there, the call is asked
+        // again, not the policy. Other turns are recorded once, when their results are in; one cut short
+        // by a crash is asked again whole (its calls are idempotent).
+        boolean recordFirst = replaying == null && toolsToRun && calls.stream().anyMatch(this::guarded);
         boolean longCall = calls.stream().anyMatch(call -> SwarmProtocol.SPAWN_TOOL.equals(call.name()));
-        if (replaying == null && (!toolsToRun || longCall)) {
+        if (replaying == null && !recordFirst && (!toolsToRun || longCall)) {
             request.swarm().tell(new SwarmProtocol.StepRecorded(request.episodeId(), policyTurns,
                     new EpisodeHistory.Step(c, toolsToRun ? null : List.of())));
         }
-        if (toolsToRun && (replaying == null || replaying.results() == null)) stepOpen = c;
+        if (toolsToRun && (replaying == null || !recordsEvery(replaying, calls))) stepOpen = c;
+        return recordFirst;
+    }
+
+    private static boolean recordsEvery(EpisodeHistory.Step step, List<ToolCall> calls) {
+        for (ToolCall call : calls) if (step.result(call.id()) == null) return false;
+        return true;
+    }
+
+    /** The results of the open step's calls that have ended, for the swarm to journal; none told twice. */
+    private Behavior<Command> onCallEnded(CallEnded ended) {
+        if (stepOpen == null || ended.turn() != policyTurns || pendingTools.isEmpty()) return this;
+        List<ToolResult> done = new ArrayList<>();
+        for (CompletableFuture<ToolResult> f : pendingTools) {
+            if (f.isDone() && !f.isCompletedExceptionally()) done.add(f.join());
+        }
+        // All of them: the turn's record with every result follows at once (onToolsDone).
+        if (done.size() <= resultsTold || done.size() == pendingTools.size()) return this;
+        resultsTold = done.size();
+        request.swarm().tell(new SwarmProtocol.StepRecorded(request.episodeId(), policyTurns, new EpisodeHistory.Step(stepOpen, done)));
+        return this;
     }
 
     private Behavior<Command> onToolsDone(ToolsDone done) {
@@ -414,6 +502,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private Behavior<Command> finish(StopReason reason, String answer, String error) {
         deadline.cancel();
         if (pendingPolicy != null) pendingPolicy.cancel(true);
+        if (pendingRecord != null) pendingRecord.cancel(true);
         for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
         EpisodeStats stats = new EpisodeStats(policyTurns, toolCalls, toolSuccesses, formatErrors, promptTokens,
                 completionTokens, System.nanoTime() - startNanos);

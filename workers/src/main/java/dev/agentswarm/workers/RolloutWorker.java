@@ -31,6 +31,9 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * A duplicate request for an episode that is running or was answered recently is ignored, so
  * a coordinator may re-send after a node loss without getting two answers. A requester that asks
  * for receipts hears which node accepted the episode (again for a duplicate of a running one).
+ * The same episode asked for by another requester is a durable swarm's orchestrator that went on
+ * elsewhere after its own node died: the first requester is gone, so the episode runs for the new
+ * one from the history it sends (a run still going for the old one is stopped first).
  *
  * <p>When sharding hands the worker to another node (a node joins or leaves), it drains: running
  * episodes go on for up to {@code hand-off-drain} and answer as usual, while requests that still
@@ -53,7 +56,8 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
     private final Supplier<Duration> drain;
     private final Map<String, Running> running = new HashMap<>();
     private final Map<ActorRef<Void>, String> episodeOfChild = new HashMap<>();
-    private final Map<String, Boolean> recentlyAnswered;
+    /** Episodes answered lately, and to whom. */
+    private final Map<String, ActorRef<Trajectory>> recentlyAnswered;
     private long spawned;
     private boolean stopping;
     private Cancellable drainTimer;
@@ -81,7 +85,7 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
         this.drain = drain;
         this.recentlyAnswered = new LinkedHashMap<>(16, 0.75f, false) {
             @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            protected boolean removeEldestEntry(Map.Entry<String, ActorRef<Trajectory>> eldest) {
                 return size() > answeredMemory;
             }
         };
@@ -115,10 +119,17 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
             return this;
         }
         String id = run.episodeId();
-        if (running.containsKey(id) || recentlyAnswered.containsKey(id)) {
+        Running already = running.get(id);
+        if (already != null ? already.request().replyTo().equals(run.replyTo()) : run.replyTo().equals(recentlyAnswered.get(id))) {
             getContext().getLog().debug("ignoring duplicate request for episode {}", id);
-            if (running.containsKey(id) && run.receipts() != null) run.receipts().tell(new WorkerProtocol.Accepted(id, node));
+            if (already != null && run.receipts() != null) run.receipts().tell(new WorkerProtocol.Accepted(id, node));
             return this;
+        }
+        if (already != null) {
+            getContext().getLog().info("episode {} is asked for by a new requester: running it again for that one, from its history", id);
+            running.remove(id);
+            episodeOfChild.remove(already.actor().<Void>unsafeUpcast());
+            getContext().stop(already.actor()); // its requester is gone: it answers nobody
         }
         if (stopping) {
             // Reached the entity just before sharding began buffering for its next incarnation.
@@ -144,7 +155,7 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
         String id = episodeOfChild.remove(t.getRef());
         Running r = id == null ? null : running.remove(id);
         if (r != null) {
-            recentlyAnswered.put(id, Boolean.TRUE);
+            recentlyAnswered.put(id, r.request().replyTo());
             // A normal stop comes only after the episode replied; a failure means it never did: answer for it.
             if (t instanceof ChildFailed failed) {
                 String why = describe(failed.getCause());

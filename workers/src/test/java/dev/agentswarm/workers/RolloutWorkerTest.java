@@ -95,6 +95,26 @@ class RolloutWorkerTest {
     }
 
     @Test
+    void theSameEpisodeAskedForByANewRequesterRunsForThatOneOnly() {
+        // A durable swarm's orchestrator went on elsewhere: it asks again for episodes its dead predecessor asked for.
+        var w = worker(300);
+        TestProbe<Trajectory> gone = kit.createTestProbe(Trajectory.class);
+        TestProbe<Trajectory> resumed = kit.createTestProbe(Trajectory.class);
+        w.tell(new RunEpisode("moved", "g", Task.of("t", "x"), spec, 0, gone.getRef()));
+        w.tell(new RunEpisode("moved", "g", Task.of("t", "x"), spec, 0, resumed.getRef())); // while it runs
+        assertEquals("done: x", resumed.receiveMessage(Duration.ofSeconds(3)).finalAnswer());
+        gone.expectNoMessage(Duration.ofMillis(400)); // the run for the first requester was stopped, not answered
+
+        w.tell(new RunEpisode("answered", "g", Task.of("t", "y"), spec, 0, gone.getRef()));
+        assertEquals("done: y", gone.receiveMessage(Duration.ofSeconds(3)).finalAnswer());
+        w.tell(new RunEpisode("answered", "g", Task.of("t", "y"), spec, 0, resumed.getRef())); // answered, but to the other one
+        assertEquals("done: y", resumed.receiveMessage(Duration.ofSeconds(3)).finalAnswer());
+        w.tell(new RunEpisode("answered", "g", Task.of("t", "y"), spec, 0, resumed.getRef())); // now a plain duplicate
+        resumed.expectNoMessage(Duration.ofMillis(400));
+        gone.expectNoMessage(Duration.ofMillis(10));
+    }
+
+    @Test
     void cancelAnswersWithWhatWasDone() {
         var w = worker(5_000);
         TestProbe<Trajectory> probe = kit.createTestProbe(Trajectory.class);

@@ -84,6 +84,12 @@ public final class SwarmBenchmark {
             return SPEC;
         }
 
+        /** It only waits: the swarm bench measures the journal as idempotent tools use it. */
+        @Override
+        public boolean idempotent(JsonNode arguments) {
+            return true;
+        }
+
         @Override
         public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
             calls.incrementAndGet();

@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.app.ClusterLog;
 import dev.agentswarm.app.EpisodeRuns;
+import dev.agentswarm.app.JournalDatabase;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.environments.SuiteCatalog;
@@ -29,6 +30,8 @@ import picocli.CommandLine.Option;
                 "A worker node runs episodes with its own policy (the embedded model unless --endpoint or --script) and tools.",
                 "  swarm node --roles worker --port 2551",
                 "  swarm node --roles worker --seed pekko://swarm@127.0.0.1:2551",
+                "  swarm node --roles orchestrator,worker --seed pekko://swarm@127.0.0.1:2551 --config conf/persistence-postgres.conf",
+                "  swarm run \"a task\" --join pekko://swarm@127.0.0.1:2551     (the swarm runs on an orchestrator node)",
                 "  swarm eval --suite arithmetic --join pekko://swarm@127.0.0.1:2551"})
 public final class NodeCommand implements Callable<Integer> {
 
@@ -59,6 +62,11 @@ public final class NodeCommand implements Callable<Integer> {
             description = "Keep the cluster's membership as this node sees it in FILE, rewritten on every change (bin/swarm-cluster status).")
     Path membersFile;
 
+    @Option(names = "--data-dir", paramLabel = "DIR",
+            description = {"An orchestrator node's folder: the traces of the swarms it runs, and their H2 journal when no shared",
+                    "database is configured (default runs/node-PORT)."})
+    Path dataDir;
+
     @Mixin
     PolicyOptions policyOptions;
 
@@ -69,11 +77,24 @@ public final class NodeCommand implements Callable<Integer> {
             if (!ROLES.contains(r)) throw new IllegalArgumentException("unknown role '" + r + "' (known: orchestrator, worker, learner)");
         }
         Address seedAddress = seed == null ? null : SwarmNode.parseAddress(seed);
+        int listen = port != null ? port : seed == null ? DEFAULT_SEED_PORT : 0;
+        boolean orchestrator = wanted.contains(SwarmNode.ORCHESTRATOR_ROLE);
+        if (orchestrator && listen == 0) listen = freePort(); // the data folder is named after the port, known before the start
         Config cfg = SwarmNode.loadConfig(config)
                 .withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.copyOf(wanted)))
                 .withValue("pekko.remote.artery.canonical.hostname", ConfigValueFactory.fromAnyRef(host))
-                .withValue("pekko.remote.artery.canonical.port",
-                        ConfigValueFactory.fromAnyRef(port != null ? port : seed == null ? DEFAULT_SEED_PORT : 0));
+                .withValue("pekko.remote.artery.canonical.port", ConfigValueFactory.fromAnyRef(listen));
+        String swarms = null;
+        if (orchestrator) {
+            // The cluster's swarms may be placed here: they journal (the shared database, or H2 in the data folder) and trace here.
+            Path data = dataDir != null ? dataDir : Path.of("runs", "node-" + listen);
+            cfg = JournalDatabase.settings(cfg, data).withValue("agentswarm.node.swarms-dir",
+                    ConfigValueFactory.fromAnyRef(data.resolve("swarms").toAbsolutePath().toString()));
+            JournalDatabase.check(cfg);
+            swarms = "swarms journal to " + JournalDatabase.redactedUrl(cfg) + (JournalDatabase.kind(cfg) == JournalDatabase.Kind.H2
+                    ? " (this node's own: its swarms go on when it restarts with the same --data-dir, and move to another node only"
+                    + " with a shared database, e.g. --config conf/persistence-postgres.conf)" : "") + "; traces in " + data.resolve("swarms");
+        }
         boolean worker = wanted.contains(WorkerRegion.ROLE);
         PrintStream out = System.out;
         String[] policyName = {"none"};
@@ -84,17 +105,25 @@ public final class NodeCommand implements Callable<Integer> {
             Suites suites = SuiteCatalog.fromConfig(nodeConfig);
             return new EpisodeServices(policy, EpisodeRuns.nodeTools(nodeConfig, suites), suites);
         }, seedAddress);
+        if (orchestrator) JournalDatabase.createSchema(node.system(), cfg);
         node.system().systemActorOf(ClusterLog.create(line -> {
             out.println(line);
             out.flush();
         }, membersFile), "cluster-log", Props.empty());
         out.println("node up: " + node.address() + " roles " + List.copyOf(wanted) + (worker ? " policy " + policyName[0] : "")
                 + (seed == null ? " (a new cluster: others join with --seed " + node.address() + ")" : ""));
+        if (swarms != null) out.println(swarms);
         out.flush();
         node.system().getWhenTerminated().toCompletableFuture().join();
         out.println("node stopped: " + node.address());
         out.flush();
         return 0;
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
     }
 
     private Policy policy(org.apache.pekko.actor.typed.ActorSystem<Void> system, Config cfg) {

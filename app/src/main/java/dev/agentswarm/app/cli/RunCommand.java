@@ -2,6 +2,7 @@ package dev.agentswarm.app.cli;
 
 import com.typesafe.config.Config;
 import dev.agentswarm.app.BatchRunner;
+import dev.agentswarm.app.ClusterSwarms;
 import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.JournalDatabase;
 import dev.agentswarm.app.RunDirs;
@@ -64,8 +65,14 @@ public final class RunCommand implements Callable<Integer> {
                     "not run again, the others and the orchestrator go on after their last recorded turn."})
     Path resume;
 
-    @Option(names = "--no-journal", description = "Swarm: keep no journal (faster to start; the swarm cannot be resumed).")
+    @Option(names = "--no-journal", description = {"Swarm: keep no journal (faster to start; the swarm cannot be resumed).",
+            "With --join: run the swarm's orchestrator in this JVM, not on the cluster's orchestrator nodes."})
     boolean noJournal;
+
+    @Option(names = "--attach", paramLabel = "RUN",
+            description = {"Swarm, with --join: follow the cluster's swarm RUN (its id was printed when it started) and print its",
+                    "answer; a finished swarm answers from its journal."})
+    String attach;
 
     @Option(names = "--max-subagents", description = "Swarm: sub-agents in total (default: agentswarm.swarm.max-subagents, 100).")
     Integer maxSubAgents;
@@ -165,6 +172,15 @@ public final class RunCommand implements Callable<Integer> {
         if (maxSubAgents != null) cfg = cfg.withValue("agentswarm.swarm.max-subagents", ConfigValueFactory.fromAnyRef(maxSubAgents));
         if (maxParallel != null) cfg = cfg.withValue("agentswarm.swarm.max-parallel", ConfigValueFactory.fromAnyRef(maxParallel));
 
+        org.apache.pekko.actor.Address join = joinedCluster();
+        if (attach != null && (join == null || noJournal)) {
+            throw new IllegalArgumentException("--attach follows a swarm of a cluster: give --join SEED (and no --no-journal)");
+        }
+        if (join != null && resume != null) {
+            throw new IllegalArgumentException("--resume is for a swarm of this machine: a cluster's swarm goes on by itself"
+                    + " when its node dies; follow it with --join SEED --attach RUN");
+        }
+        if (attach != null && task != null) throw new IllegalArgumentException("--attach follows a swarm already started: give no TASK");
         RunRecording recording = null;
         List<com.fasterxml.jackson.databind.JsonNode> recordedTrace = null;
         if (replay != null && resume != null) throw new IllegalArgumentException("give --replay or --resume, not both");
@@ -181,8 +197,7 @@ public final class RunCommand implements Callable<Integer> {
             task = taskOf(resume, SwarmTrace.read(resume.resolve("trace.jsonl")));
             runDir = resume;
         }
-        if (task == null) throw new IllegalArgumentException("give the TASK to run (or --replay RUN_DIR)");
-        org.apache.pekko.actor.Address join = joinedCluster();
+        if (task == null && attach == null) throw new IllegalArgumentException("give the TASK to run (or --replay RUN_DIR)");
         if (join != null && recording != null) throw new IllegalArgumentException("--replay runs in this JVM: give no --join");
         boolean embedded = recording == null && join == null && policyOptions.embedded();
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
@@ -192,6 +207,7 @@ public final class RunCommand implements Callable<Integer> {
         Set<String> subAgentTools = new TreeSet<>(tools == null ? nodeTools.names() : tools);
         nodeTools.select(List.copyOf(subAgentTools)); // an unknown --tools name is bad input: say so before starting a node
         SwarmSettings settings = SwarmSettings.fromConfig(cfg, subAgentTools);
+        if (join != null && !noJournal) return runOnCluster(cfg, join, settings, subAgentTools);
 
         Path dir = runDir != null ? runDir : RunDirs.timestamped(recording != null ? "swarm-replay" : "swarm");
         // A replay checks its trace against the recorded one: it runs unjournaled. A resumed run keeps the first recording.
@@ -252,6 +268,50 @@ public final class RunCommand implements Callable<Integer> {
         }
         rep.print(json.json);
         return exit;
+    }
+
+    /**
+     * A swarm of the cluster at {@code join}: it runs on one of the cluster's orchestrator nodes, journaled
+     * there, and goes on on another if that node dies; this JVM follows it (the live tree, the answer).
+     */
+    private Integer runOnCluster(Config cfg, org.apache.pekko.actor.Address join, SwarmSettings settings, Set<String> tools)
+            throws Exception {
+        String runId = attach != null ? attach : ClusterSwarms.newRunId();
+        SwarmView view = json.json ? SwarmView.lines(System.err) : SwarmView.onStderr();
+        ClusterSwarms.Outcome outcome;
+        // Time budgets start again when a swarm moves: allow for one move, and the cluster's time to notice it.
+        java.time.Duration limit = settings.budget().deadline().multipliedBy(2).plus(settings.lostAfter()).plusSeconds(60);
+        try (SwarmNode node = SwarmNode.join(cfg, join)) {
+            try {
+                node.awaitMembers(SwarmNode.ORCHESTRATOR_ROLE, 1, cfg.getDuration("agentswarm.node.join-timeout"));
+            } catch (java.util.concurrent.TimeoutException e) {
+                throw new IllegalStateException("the cluster at " + join + " has no orchestrator node to run the swarm: start one with"
+                        + " `swarm node --roles orchestrator,worker --seed " + join + "`, or run the swarm in this JVM with --no-journal");
+            }
+            outcome = ClusterSwarms.run(node, runId, attach != null ? null : Task.of("task-1", task), cfg, List.copyOf(tools), view,
+                    a -> System.err.println((a.resumed() ? "swarm " + runId + " goes on on " : "swarm " + runId + " runs on ") + a.node()
+                            + (a.resumed() ? "" : "  (follow it from anywhere: swarm run --join " + join + " --attach " + runId + ")")),
+                    limit);
+        } finally {
+            view.close();
+        }
+        dev.agentswarm.orchestrator.swarm.SwarmEntity.Finished f = outcome.finished();
+        Report rep = new Report();
+        for (String line : view.tree()) rep.line(line);
+        rep.line("");
+        rep.line(f.answer() != null ? "answer: " + f.answer() : "no answer (" + f.stopReason() + (f.error() == null ? "" : ": " + f.error()) + ")");
+        if (!f.missing().isEmpty()) rep.line("missing: " + String.join(", ", f.missing()));
+        if (f.budgetExhausted() != null) rep.line("budget spent: " + f.budgetExhausted());
+        SwarmResult.Metrics m = f.metrics();
+        rep.line(String.format("%d sub-agents in %d rounds, %d turns, %d tokens; %s", m.subAgents(), m.rounds(), m.turns(),
+                m.tokens(), m.wallNanos() == 0 ? "answered from its journal" : String.format("wall %.1f s", m.wallNanos() / 1e9)));
+        rep.line("swarm " + runId + " ran on " + String.join(" then ", outcome.nodes()) + "; its trace is on " + f.node()
+                + " in its swarm folder (agentswarm.node.swarms-dir)/" + runId);
+        rep.put("run_id", runId).put("answer", f.answer()).put("stop_reason", f.stopReason().name()).put("missing", f.missing())
+                .put("budget_exhausted", f.budgetExhausted()).put("metrics", Orchestrator.metricsJson(m)).put("nodes", outcome.nodes())
+                .put("finished_on", f.node());
+        rep.print(json.json);
+        return f.answer() != null ? 0 : 1;
     }
 
     /**

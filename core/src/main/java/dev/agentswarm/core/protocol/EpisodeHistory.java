@@ -10,12 +10,15 @@ import java.util.List;
  * results for the tools, through the same loop, so the conversation the policy sees next is the one it
  * would have seen, no recorded tool call runs again, and the trajectory is the uninterrupted one's.
  *
- * <p>A step's {@code results} are null when the crash came between the completion and the end of its
- * tool calls: the calls were in flight, and are run again (a tool call in flight is at-least-once).
+ * <p>A step's {@code results} hold the calls that had finished when it was recorded, in call order: null
+ * or fewer than its calls when the crash came while calls were in flight. A call without a recorded
+ * result runs again on resume when its tool is idempotent ({@link dev.agentswarm.core.tool.Tool#idempotent});
+ * otherwise it is not run again, and the episode reads that it was interrupted, its effect unknown
+ * ({@link ToolStatus#INTERRUPTED}).
  */
 public record EpisodeHistory(List<Step> steps) implements CborSerializable {
 
-    /** One policy turn: its completion, and its tool results in call order (null: the calls were in flight). */
+    /** One policy turn: its completion, and the results of its calls that had finished, in call order (null: none). */
     public record Step(Completion completion, List<ToolResult> results) implements CborSerializable {
         public Step {
             if (completion == null) throw new IllegalArgumentException("a step without a completion");

@@ -39,8 +39,21 @@ public final class SwarmProtocol {
     /**
      * An episode of a swarm recorded policy turn {@code turn} (1-based): its completion and tool results;
      * before a {@code spawn_subagents} call, also the completion alone first ({@code record.results()}
-     * null), since that call runs as long as its round. A durable swarm journals these, so the episode can
+     * null), since that call runs as long as its round; in a turn that calls a tool that is not
+     * idempotent, also the results so far each time one of those calls ends (after {@link RecordBeforeCalls}). A durable swarm journals these, so the episode can
      * resume after them ({@link EpisodeHistory}).
      */
     public record StepRecorded(String episodeId, int turn, EpisodeHistory.Step record) implements Command {}
+
+    /**
+     * Turn {@code turn} asks for a call that must not run twice (its tool is not idempotent): the swarm
+     * records the completion ({@code record.results()} null) and replies {@link Recorded} once its journal
+     * holds it (at once when it keeps none). The episode starts the turn's calls only then, so after a
+     * crash the journal shows the calls may have run, and none is run again unseen.
+     */
+    public record RecordBeforeCalls(String episodeId, int turn, EpisodeHistory.Step record, ActorRef<Recorded> replyTo)
+            implements Command {}
+
+    /** Turn {@code turn} of {@code episodeId} is in the swarm's journal. */
+    public record Recorded(String episodeId, int turn) implements CborSerializable {}
 }

@@ -25,6 +25,12 @@ public final class CalculatorTool implements Tool {
         return SPEC;
     }
 
+    /** Pure arithmetic: running it again changes nothing. */
+    @Override
+    public boolean idempotent(JsonNode arguments) {
+        return true;
+    }
+
     @Override
     public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
         try {

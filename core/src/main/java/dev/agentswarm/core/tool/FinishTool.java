@@ -26,6 +26,12 @@ public final class FinishTool implements Tool {
         return SPEC;
     }
 
+    /** It only hands the answer back (the episode ends on it without running it). */
+    @Override
+    public boolean idempotent(JsonNode arguments) {
+        return true;
+    }
+
     @Override
     public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
         try {

@@ -56,6 +56,16 @@ public final class SpawnSubAgentsTool implements Tool {
         return SPEC;
     }
 
+    /**
+     * Safe to ask again: the swarm journals each round with the orchestrator's turn that planned it, and a
+     * call asked again after a crash is attached to that round (its finished sub-agents are not run again),
+     * never planned anew.
+     */
+    @Override
+    public boolean idempotent(JsonNode arguments) {
+        return true;
+    }
+
     @Override
     public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
         return CompletableFuture.failedFuture(new IllegalStateException(

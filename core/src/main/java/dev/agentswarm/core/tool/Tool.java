@@ -29,6 +29,24 @@ public interface Tool {
      */
     default void release(String episodeId) {}
 
+    /**
+     * Whether this call may run a second time, with the same arguments, when a crash leaves it unknown
+     * whether it ran: true when running it again does no harm (it only reads, computes, or sets what it
+     * sets to the same value). A durable swarm resumes an episode after its journaled turns; a call that
+     * was in flight at the crash runs again only when this says so. Otherwise the episode reads an
+     * observation saying the call was interrupted and its effect is unknown ({@link
+     * dev.agentswarm.core.protocol.ToolStatus#INTERRUPTED}), and inside a swarm the call starts only once
+     * the swarm's journal holds the turn that asked for it.
+     *
+     * <p>The default is false: a tool that does not say is taken to have effects (a message sent, a row
+     * written, a payment made) that must not happen twice unseen; asking the model to check costs a turn,
+     * repeating an effect cannot be undone. A node's configuration may override it per tool name
+     * ({@code agentswarm.tools.NAME.idempotent}). Must be cheap and must not block.
+     */
+    default boolean idempotent(JsonNode arguments) {
+        return false;
+    }
+
     /** A tool whose work is cheap and CPU-only, computed on the caller's thread. */
     static Tool of(ToolSpec spec, Function<JsonNode, String> body) {
         return new Tool() {

@@ -68,6 +68,31 @@ public final class ToolExecutor {
         tools.release(episodeId);
     }
 
+    /**
+     * Whether {@code call} may run again after a crash left it unknown whether it ran ({@link
+     * Tool#idempotent}). A call this executor would refuse without running anything (an unknown tool,
+     * arguments that are not an object) is; a tool whose answer throws is taken not to be.
+     */
+    public boolean idempotent(ToolCall call) {
+        Tool tool = call == null || call.name() == null ? null : tools.find(call.name()).orElse(null);
+        if (tool == null || call.arguments() == null || !call.arguments().isObject()) return true;
+        try {
+            return tool.idempotent(call.arguments());
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /**
+     * What a resumed episode reads for a call that was in flight when its node crashed and that is not
+     * run again (its tool is not idempotent): it may or may not have taken effect.
+     */
+    public static ToolResult interrupted(ToolCall call) {
+        return new ToolResult(call.id(), call.name(), "tool '" + call.name() + "' was interrupted by a crash while it ran;"
+                + " whether it took effect is unknown. It was not run again: check its effect before calling it again.",
+                ToolStatus.INTERRUPTED, false, 0);
+    }
+
     public int maxResultChars() {
         return maxResultChars;
     }

@@ -71,6 +71,63 @@ public final class ToolRegistry {
         return tools.values().stream().map(Tool::spec).toList();
     }
 
+    /**
+     * This registry with each tool's idempotency as configured: {@code tools} is the
+     * {@code agentswarm.tools} block, whose {@code NAME.idempotent = true|false} overrides what tool NAME
+     * declares ({@link Tool#idempotent}) for every call. A name this registry lacks, or a value that is
+     * not a boolean, is refused naming the key.
+     */
+    public ToolRegistry withIdempotency(com.typesafe.config.Config tools) {
+        Map<String, Tool> m = new LinkedHashMap<>(this.tools);
+        for (String name : tools.root().keySet()) {
+            String key = com.typesafe.config.ConfigUtil.joinPath("agentswarm", "tools", name);
+            com.typesafe.config.ConfigValue block = tools.root().get(name);
+            if (!(block instanceof com.typesafe.config.ConfigObject o)) {
+                throw new IllegalArgumentException(key + " must be a block such as { idempotent = false }");
+            }
+            Tool t = m.get(name);
+            if (t == null) {
+                throw new IllegalArgumentException(key + " names no tool of this node; it offers " + names().stream().sorted().toList());
+            }
+            for (String field : o.keySet()) {
+                if (!field.equals("idempotent")) throw new IllegalArgumentException(key + "." + field + " is unknown (known: idempotent)");
+            }
+            if (!o.containsKey("idempotent")) continue;
+            Object v = o.get("idempotent").unwrapped();
+            if (!(v instanceof Boolean b)) {
+                throw new IllegalArgumentException(key + ".idempotent must be true or false, got " + o.get("idempotent").render());
+            }
+            m.put(name, declared(t, b));
+        }
+        return new ToolRegistry(java.util.Collections.unmodifiableMap(m));
+    }
+
+    /** {@code tool}, with every call declared idempotent or not regardless of what it says itself. */
+    static Tool declared(Tool tool, boolean idempotent) {
+        return new Tool() {
+            @Override
+            public dev.agentswarm.core.protocol.ToolSpec spec() {
+                return tool.spec();
+            }
+
+            @Override
+            public java.util.concurrent.CompletionStage<String> invoke(com.fasterxml.jackson.databind.JsonNode arguments,
+                                                                       ToolContext context) {
+                return tool.invoke(arguments, context);
+            }
+
+            @Override
+            public void release(String episodeId) {
+                tool.release(episodeId);
+            }
+
+            @Override
+            public boolean idempotent(com.fasterxml.jackson.databind.JsonNode arguments) {
+                return idempotent;
+            }
+        };
+    }
+
     public ToolRegistry plus(Tool t) {
         Map<String, Tool> m = new LinkedHashMap<>(tools);
         m.put(t.name(), t);

@@ -44,6 +44,12 @@ public final class SearchTool implements Tool {
         return SPEC;
     }
 
+    /** It only reads the episode's corpus. */
+    @Override
+    public boolean idempotent(JsonNode arguments) {
+        return true;
+    }
+
     @Override
     public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
         try {

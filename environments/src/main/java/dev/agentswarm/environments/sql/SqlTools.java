@@ -116,6 +116,13 @@ public final class SqlTools {
             super(states, EXECUTE_SQL_SPEC);
         }
 
+        /** A query that only reads may run again after a crash; one that writes (INSERT, UPDATE, CREATE…) may not. */
+        @Override
+        public boolean idempotent(JsonNode arguments) {
+            JsonNode query = arguments.get("query");
+            return query == null || !query.isTextual() || StatementGuard.readOnly(query.textValue());
+        }
+
         @Override
         CompletionStage<String> call(SqlEpisode episode, JsonNode arguments, ToolContext context) {
             String query = ToolSpecs.string(arguments, "query");
@@ -137,6 +144,12 @@ public final class SqlTools {
     private static final class CommitFinalAnswer extends EpisodeTool {
         CommitFinalAnswer(EpisodeStates<SqlEpisode> states) {
             super(states, COMMIT_SPEC);
+        }
+
+        /** An answer is committed once: the same commit again changes nothing (it is refused, the first one stands). */
+        @Override
+        public boolean idempotent(JsonNode arguments) {
+            return true;
         }
 
         @Override

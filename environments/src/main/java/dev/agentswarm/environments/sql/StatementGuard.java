@@ -56,6 +56,24 @@ final class StatementGuard {
         return statement;
     }
 
+    /**
+     * Whether {@code sql} only reads, so running it again changes nothing: SELECT, VALUES, EXPLAIN and the
+     * allowed (read-only) PRAGMAs. WITH may end in a write, so it counts as one. A statement this guard
+     * refuses runs nothing at all.
+     */
+    static boolean readOnly(String sql) {
+        String statement;
+        try {
+            statement = check(sql);
+        } catch (IllegalArgumentException e) {
+            return true;
+        }
+        return switch (firstWord(statement, 0).toUpperCase(Locale.ROOT)) {
+            case "SELECT", "VALUES", "EXPLAIN", "PRAGMA" -> true;
+            default -> false;
+        };
+    }
+
     /** The text of the first statement; more than one (outside quotes and comments) is refused. */
     private static String singleStatement(String sql, int start, String keyword) {
         if (keyword.equals("CREATE") && TRIGGER.matcher(sql.substring(start)).matches()) {

@@ -100,6 +100,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private final ActorRef<SwarmProtocol.Command> episodeLink;
     private final ActorRef<Trajectory> answers;
     private final ActorRef<SwarmResult> nestedAnswers;
+    /** Where a durable swarm's sub-agent trajectories go; its events name them. */
+    private final TrajectoryStore trajectoryStore;
 
     private final String ownEpisodeId;
     private final long startNanos = System.nanoTime();
@@ -121,6 +123,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private long sent;
     /** A durable swarm's result, held until the journal has its last event. */
     private SwarmResult pendingResult;
+    /** Episodes waiting for the journal to hold its first {@code events} events before they run a turn's calls. */
+    private record AwaitingWrite(long events, ActorRef<SwarmProtocol.Recorded> replyTo, SwarmProtocol.Recorded reply) {}
+
+    private final List<AwaitingWrite> awaitingWrite = new ArrayList<>();
     private final List<SpawnRound> rounds = new ArrayList<>();
     private final Map<String, List<Trajectory>> trajectories = new LinkedHashMap<>();
     private final Map<String, SwarmResult> nestedResults = new HashMap<>();
@@ -137,7 +143,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     public static Behavior<Command> create(SwarmSettings settings, Place place, Task task, WorkerRoute route, SwarmTrace trace,
                                            ActorRef<SwarmResult> replyTo) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers ->
-                new Orchestrator(ctx, timers, settings, place, task, route, trace, replyTo, new SwarmLedger(), null, null).start()));
+                new Orchestrator(ctx, timers, settings, place, task, route, trace, replyTo, new SwarmLedger(), null, null,
+                        TrajectoryStore.NONE).start()));
     }
 
     /**
@@ -149,6 +156,15 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
      */
     public static Behavior<Command> createDurable(SwarmSettings settings, Place place, Task task, WorkerRoute route,
                                                   SwarmTrace trace, ActorRef<SwarmResult> replyTo) {
+        return createDurable(settings, place, task, route, trace, TrajectoryStore.NONE, replyTo);
+    }
+
+    /**
+     * The same, keeping its sub-agents' trajectories (and its nested orchestrators') in {@code trajectories}:
+     * the journal names where each is, and a resumed swarm reads back those of sub-agents that had finished.
+     */
+    public static Behavior<Command> createDurable(SwarmSettings settings, Place place, Task task, WorkerRoute route,
+                                                  SwarmTrace trace, TrajectoryStore trajectories, ActorRef<SwarmResult> replyTo) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> Behaviors.withStash(100_000, stash -> {
             ActorRef<SwarmJournal.Reply> replies = ctx.messageAdapter(SwarmJournal.Reply.class, FromJournal::new);
             ActorRef<SwarmJournal.Command> journal = ctx.spawn(SwarmJournal.create(journalId(place), replies), "journal");
@@ -158,7 +174,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                         // The journal recovered its ledger (from its latest snapshot and the events after it): this is a copy.
                         SwarmJournal.Ready ready = (SwarmJournal.Ready) f.reply();
                         Orchestrator o = new Orchestrator(ctx, timers, settings, place, task, route, trace, replyTo, ready.ledger(),
-                                journal, replies);
+                                journal, replies, trajectories);
                         return stash.unstashAll(ready.events() == 0 ? o.start() : o.resume());
                     })
                     .onMessage(FromJournal.class, f -> f.reply() instanceof SwarmJournal.Failed, f -> {
@@ -180,8 +196,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     private Orchestrator(ActorContext<Command> ctx, TimerScheduler<Command> timers, SwarmSettings settings, Place place, Task task,
                          WorkerRoute route, SwarmTrace trace, ActorRef<SwarmResult> replyTo, SwarmLedger ledger,
-                         ActorRef<SwarmJournal.Command> journal, ActorRef<SwarmJournal.Reply> journalReplies) {
+                         ActorRef<SwarmJournal.Command> journal, ActorRef<SwarmJournal.Reply> journalReplies,
+                         TrajectoryStore trajectoryStore) {
         super(ctx);
+        this.trajectoryStore = trajectoryStore;
         this.ledger = ledger;
         this.journal = journal;
         this.journalReplies = journalReplies;
@@ -219,6 +237,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         tokensUsed = ledger.tokens();
         exhausted = ledger.exhausted();
         exhaustedDetail = ledger.exhaustedDetail();
+        // The parent counted this subtree's spending as it came, and kept none of it in its own journal:
+        // what this journal holds goes up again, so the tree's budgets count it (running episodes' turns
+        // are counted again as they replay).
+        if (place.parent() != null) place.parent().tell(new ChildUsage(subAgentsUsed, turnsUsed, tokensUsed));
         trace.emit(trace.event(place.agent(), "swarm_resumed").put("events", ledger.events()).put("rounds", ledger.rounds().size())
                 .put("running", ledger.running().size()));
         SwarmEvent.SwarmEnded end = ledger.ended();
@@ -231,6 +253,14 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             return Behaviors.stopped();
         }
         for (SwarmLedger.Round r : ledger.rounds()) rounds.add(new SpawnRound(r.state(), r.turn(), null, r.agents()));
+        // The trajectories of attempts that ended before the crash, read back from where the journal says they are.
+        ledger.trajectories().forEach((agent, refs) -> {
+            for (String ref : refs) {
+                Trajectory t = trajectoryStore.read(ref).orElse(null);
+                if (t != null) trajectories.computeIfAbsent(agent, k -> new ArrayList<>()).add(t);
+                else getContext().getLog().warn("{}: the trajectory {} of {} is not where its journal says", place.agent(), ref, agent);
+            }
+        });
         if (ledger.current() != null) current = rounds.get(rounds.size() - 1);
         for (SwarmLedger.Attempt a : List.copyOf(ledger.running().values())) {
             SpawnRound r = rounds.get(a.round() - 1);
@@ -292,11 +322,25 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private Behavior<Command> onFromEpisode(FromEpisode from) {
         if (from.message() instanceof EpisodeProgress p) return onProgress(p);
         if (from.message() instanceof SpawnSubAgents s) return onSpawn(s);
-        if (from.message() instanceof SwarmProtocol.StepRecorded r && journal != null
-                && (r.episodeId().equals(ownEpisodeId) ? own == null : running.containsKey(r.episodeId()))) {
+        // While a journal that failed is opened again (journal null) steps are still recorded: they wait in unconfirmed.
+        if (from.message() instanceof SwarmProtocol.StepRecorded r && durable() && ours(r.episodeId())) {
             record(new SwarmEvent.StepRecorded(r.episodeId(), r.turn(), r.record()));
         }
+        if (from.message() instanceof SwarmProtocol.RecordBeforeCalls r && ours(r.episodeId())) {
+            SwarmProtocol.Recorded done = new SwarmProtocol.Recorded(r.episodeId(), r.turn());
+            if (!durable()) {
+                r.replyTo().tell(done);
+                return this;
+            }
+            record(new SwarmEvent.StepRecorded(r.episodeId(), r.turn(), r.record()));
+            awaitingWrite.add(new AwaitingWrite(ledger.events(), r.replyTo(), done));
+        }
         return this;
+    }
+
+    /** Whether {@code episodeId} is an episode of this swarm still running: the orchestrator's own or a sub-agent's. */
+    private boolean ours(String episodeId) {
+        return episodeId.equals(ownEpisodeId) ? own == null : running.containsKey(episodeId);
     }
 
     private Behavior<Command> onProgress(EpisodeProgress p) {
@@ -415,7 +459,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                     budget.maxTokens() - tokensUsed, Duration.ofMillis(Math.max(1, timeLeft)));
             Place under = new Place(place.runId(), agent, place.depth() + 1, getContext().getSelf());
             ActorRef<Command> child = getContext().spawnAnonymous(journal != null
-                    ? createDurable(settings.withBudget(lease), under, task.part(prompt), route, trace, nestedAnswers)
+                    ? createDurable(settings.withBudget(lease), under, task.part(prompt), route, trace, trajectoryStore, nestedAnswers)
                     : create(settings.withBudget(lease), under, task.part(prompt), route, trace, nestedAnswers));
             getContext().watchWith(child, new NestedStopped(agent));
             nested.put(agent, child);
@@ -450,6 +494,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         long dTokens = t.stats().completionTokens() - (before == null ? 0 : before[1]);
         serialNanos += t.stats().wallNanos();
         trajectories.computeIfAbsent(a.agent(), k -> new ArrayList<>()).add(t);
+        String ref = durable() ? trajectoryStore.write(t) : null;
         trace.emitMessages(a.agent(), a.startNanos(), t);
         if (t.stopReason() == StopReason.DEADLINE && a.onSwarmClock()) {
             // Its time ran out because the swarm's did: that is the deadline budget, not a sub-agent to retry.
@@ -460,20 +505,20 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         long steps = t.stats().turns();
         long tokens = t.stats().completionTokens();
         if (t.stopReason() == StopReason.FINAL_ANSWER) {
-            ended(a, SwarmEvent.Outcome.DONE, t.finalAnswer(), steps, tokens, t.stats().turns());
+            ended(a, SwarmEvent.Outcome.DONE, t.finalAnswer(), steps, tokens, t.stats().turns(), ref);
             finished(a, t, "done", null);
         } else if (t.stopReason() == StopReason.CANCELLED || (t.stopReason() == StopReason.DEADLINE && a.onSwarmClock())) {
             ended(a, SwarmEvent.Outcome.CANCELLED, t.error() != null ? t.error() : t.stopReason() == StopReason.DEADLINE
-                    ? "the swarm's deadline" : "cancelled", steps, tokens, t.stats().turns());
+                    ? "the swarm's deadline" : "cancelled", steps, tokens, t.stats().turns(), ref);
             finished(a, t, "cancelled", why(t));
         } else if (retryable(t.stopReason()) && a.attempt() <= settings.retries() && exhausted == null
                 && state.stoppedBecause() == null && current != null && state == current.state()) {
             finished(a, t, "failed", why(t));
-            ended(a, SwarmEvent.Outcome.RETRIED, why(t), steps, tokens, t.stats().turns());
+            ended(a, SwarmEvent.Outcome.RETRIED, why(t), steps, tokens, t.stats().turns(), ref);
             trace.emit(trace.event(a.agent(), "retry").put("attempt", a.attempt() + 1).put("reason", why(t)));
             startAttempt(current, state.plan().subTask(a.subTaskId()));
         } else {
-            ended(a, SwarmEvent.Outcome.FAILED, why(t), steps, tokens, t.stats().turns());
+            ended(a, SwarmEvent.Outcome.FAILED, why(t), steps, tokens, t.stats().turns(), ref);
             finished(a, t, "failed", why(t));
         }
         launch();
@@ -572,6 +617,11 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     /** A durable swarm's result goes out once its journal holds every event: the answer depends on all of them. */
     private void replyWhenWritten() {
+        awaitingWrite.removeIf(w -> {
+            if (w.events() > confirmed) return false;
+            w.replyTo().tell(w.reply());
+            return true;
+        });
         if (pendingResult != null && unconfirmed.isEmpty()) {
             replyTo.tell(pendingResult);
             pendingResult = null;
@@ -580,7 +630,12 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     /** Attempt {@code a} ended as {@code outcome}: the round counts it through the ledger. */
     private void ended(Attempt a, SwarmEvent.Outcome outcome, String text, long steps, long tokens, long turns) {
-        record(new SwarmEvent.AttemptEnded(a.episodeId(), outcome, text, steps, tokens, turns, null));
+        ended(a, outcome, text, steps, tokens, turns, null);
+    }
+
+    /** The same, with where the attempt's trajectory was kept ({@link TrajectoryStore}), or null. */
+    private void ended(Attempt a, SwarmEvent.Outcome outcome, String text, long steps, long tokens, long turns, String trajectoryRef) {
+        record(new SwarmEvent.AttemptEnded(a.episodeId(), outcome, text, steps, tokens, turns, trajectoryRef));
     }
 
     /** Nothing more starts in the round; returns the sub-tasks still running, for the caller to cancel. */

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.ToolCall;
+import dev.agentswarm.core.protocol.ToolResult;
+import dev.agentswarm.core.protocol.ToolStatus;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.Turn;
 import java.io.BufferedWriter;
@@ -132,6 +134,10 @@ public final class SwarmTrace implements AutoCloseable {
                     ArrayNode calls = e.putArray("tool_calls");
                     for (ToolCall c : x.toolCalls()) calls.addObject().put("name", c.name()).set("arguments", c.arguments());
                 }
+                // Calls a crash cut short and that were not run again: their effect is unknown.
+                List<String> interrupted = x.toolResults().stream().filter(r -> r.status() == ToolStatus.INTERRUPTED)
+                        .map(ToolResult::callId).toList();
+                if (!interrupted.isEmpty()) interrupted.forEach(e.putArray("interrupted")::add);
                 record(episodeStartNanos + x.timing().startNanos(), e);
             }
         });

@@ -17,7 +17,7 @@ import org.apache.pekko.serialization.Serializers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
-/** The journal's format version as the Jackson serializer writes and checks it. */
+/** The journal's format version as the Jackson serializer writes and checks it, on every kind of entry a swarm journals. */
 class JournalFormatTest {
 
     private static final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "journal-format");
@@ -31,6 +31,8 @@ class JournalFormatTest {
     private static List<Object> everyKindOfEntry() {
         List<Object> entries = new java.util.ArrayList<>(SwarmLedgerTest.journalWithSteps());
         entries.add(SwarmLedger.replay(SwarmLedgerTest.journalWithSteps().subList(0, 8)).snapshot());
+        entries.add(new SwarmEntity.Submitted(dev.agentswarm.core.protocol.Task.of("t", "a question"), "{}", List.of("search")));
+        entries.add(new SwarmEntity.Subscribed(system.deadLetters()));
         return entries;
     }
 
@@ -63,7 +65,7 @@ class JournalFormatTest {
                     + ", and this build reads format " + JournalFormat.VERSION + " and older", newer.getMessage());
             // Journals written before the version was recorded have no suffix: format 1.
             Object read = serialization.deserialize(bytes, s.identifier(), name).get();
-            if (entry instanceof SwarmEvent) assertEquals(entry, read);
+            if (!(entry instanceof SwarmLedger.Snapshot)) assertEquals(entry, read);
             else assertEquals(SwarmLedger.restore((SwarmLedger.Snapshot) entry).view(), SwarmLedger.restore((SwarmLedger.Snapshot) read).view());
         }
     }

@@ -1,0 +1,151 @@
+package dev.agentswarm.app;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.typesafe.config.Config;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.orchestrator.WorkerRoute;
+import dev.agentswarm.orchestrator.swarm.SwarmEntity;
+import dev.agentswarm.orchestrator.swarm.SwarmTrace;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
+import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Swarms of a cluster: the {@code swarm} region of {@link SwarmEntity} on the nodes with the
+ * {@value SwarmEntity#ROLE} role (remembered entities, so a swarm whose node dies starts again on
+ * another by itself), their traces in each node's swarm folder, and the client side: start a swarm or
+ * attach to one, hear its progress, and wait for its answer wherever it runs by then.
+ */
+public final class ClusterSwarms {
+
+    private ClusterSwarms() {}
+
+    /**
+     * The swarm region on {@code system}: hosted here when this node has the orchestrator role (episodes
+     * go to the worker region by {@code workers}), a proxy otherwise. A swarm's trace and its sub-agents'
+     * trajectories go to {@code agentswarm.node.swarms-dir/RUN/} (trace.jsonl, trajectories.jsonl) of the
+     * node that runs it.
+     */
+    public static ActorRef<ShardingEnvelope<SwarmEntity.Command>> init(ActorSystem<?> system, Config config, WorkerRoute workers) {
+        Path dir = Path.of(config.getString("agentswarm.node.swarms-dir"));
+        SwarmEntity.RunFiles files = new SwarmEntity.RunFiles() {
+            @Override
+            public SwarmEntity.Opened open(String runId, Consumer<ObjectNode> listener) {
+                Path run = dir.resolve(runId);
+                Path file = run.resolve("trace.jsonl");
+                SwarmTrace trace = SwarmTrace.toFile(file, listener, Files.exists(file));
+                TrajectoryFile trajectories;
+                try {
+                    trajectories = TrajectoryFile.open(run.resolve("trajectories.jsonl"));
+                } catch (IOException e) {
+                    trace.close();
+                    throw new UncheckedIOException("cannot open the trajectories of swarm " + runId + ": " + e.getMessage(), e);
+                }
+                return new SwarmEntity.Opened(trace, trajectories, () -> {
+                    trace.close();
+                    try {
+                        trajectories.close();
+                    } catch (IOException e) {
+                        LoggerFactory.getLogger(ClusterSwarms.class).warn("cannot close the trajectories of swarm {}: {}", runId, e.toString());
+                    }
+                });
+            }
+
+            @Override
+            public void finished(String runId) {
+                try {
+                    TraceHtml.write(dir.resolve(runId).resolve("trace.jsonl"), dir.resolve(runId).resolve("trace.html"));
+                } catch (RuntimeException e) { // the timeline is a convenience: the swarm's answer does not wait on it
+                    LoggerFactory.getLogger(ClusterSwarms.class).warn("cannot draw the timeline of swarm {}: {}", runId, e.toString());
+                }
+            }
+        };
+        return ClusterSharding.get(system).init(Entity.of(SwarmEntity.KEY,
+                        ctx -> SwarmEntity.create(ctx.getShard(), ctx.getEntityId(), config, workers, files))
+                .withRole(SwarmEntity.ROLE)
+                .withSettings(ClusterShardingSettings.create(system).withRememberEntities(true)));
+    }
+
+    /** A new swarm's run id, unique across the cluster: {@code swarm-20261126-171500-3fa2}. */
+    public static String newRunId() {
+        return "swarm-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-"
+                + String.format("%04x", ThreadLocalRandom.current().nextInt(0x10000));
+    }
+
+    /** What a client saw of a swarm: where it ran (every node, in order) and its answer. */
+    public record Outcome(SwarmEntity.Finished finished, List<String> nodes) {}
+
+    /**
+     * Starts swarm {@code runId} on {@code task} in the cluster (or, with {@code task} null, attaches to it)
+     * and waits up to {@code limit} for its answer; {@code progress} sees its trace's events as they come, and
+     * {@code accepted} each node it runs on. The request is sent again until a node accepts it, so a
+     * node that dies before it journaled the swarm does not lose it.
+     */
+    public static Outcome run(SwarmNode node, String runId, Task task, Config swarmConfig, List<String> tools,
+                              Consumer<ObjectNode> progress, Consumer<SwarmEntity.Accepted> accepted, Duration limit)
+            throws TimeoutException, InterruptedException {
+        CompletableFuture<SwarmEntity.Finished> done = new CompletableFuture<>();
+        CompletableFuture<SwarmEntity.Unknown> unknown = new CompletableFuture<>();
+        List<String> nodes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ActorRef<SwarmEntity.Update> client = node.system().systemActorOf(Behaviors.receive(SwarmEntity.Update.class)
+                .onMessage(SwarmEntity.Accepted.class, a -> {
+                    if (nodes.isEmpty() || !nodes.get(nodes.size() - 1).equals(a.node())) {
+                        nodes.add(a.node());
+                        accepted.accept(a);
+                    }
+                    return Behaviors.same();
+                })
+                .onMessage(SwarmEntity.Progress.class, p -> {
+                    progress.accept((ObjectNode) Json.parse(p.event()));
+                    return Behaviors.same();
+                })
+                .onMessage(SwarmEntity.Finished.class, f -> {
+                    done.complete(f);
+                    return Behaviors.stopped();
+                })
+                .onMessage(SwarmEntity.Unknown.class, u -> {
+                    unknown.complete(u);
+                    return Behaviors.stopped();
+                })
+                .build(), "swarm-client-" + runId + "-" + System.nanoTime(), Props.empty());
+        SwarmEntity.Command request = task == null ? new SwarmEntity.Attach(client)
+                : new SwarmEntity.Start(task, SwarmEntity.clientConfig(swarmConfig), tools, client);
+        ActorRef<ShardingEnvelope<SwarmEntity.Command>> region = node.swarmRegion();
+        long deadline = System.nanoTime() + limit.toNanos();
+        // The client actor stops itself with the answer; a client that gives up leaves it to its node's end.
+        while (true) {
+            if (nodes.isEmpty()) region.tell(new ShardingEnvelope<>(runId, request));
+            try {
+                return new Outcome(done.get(2, TimeUnit.SECONDS), List.copyOf(nodes));
+            } catch (java.util.concurrent.TimeoutException e) {
+                if (unknown.isDone()) throw new IllegalArgumentException(unknown.getNow(null).reason());
+                if (System.nanoTime() > deadline) {
+                    throw new TimeoutException("swarm " + runId + " did not answer within " + limit.toSeconds() + " s"
+                            + (nodes.isEmpty() ? " and no orchestrator node accepted it" : "; it ran on " + nodes));
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException(e.getCause());
+            }
+        }
+    }
+}
