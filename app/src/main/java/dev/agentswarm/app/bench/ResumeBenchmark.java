@@ -83,13 +83,21 @@ public final class ResumeBenchmark {
         return JournalDatabase.settings(c, runDir);
     }
 
-    /** A tool that answers at once: the sub-agents' turns cost the journal, not a wait. */
+    /**
+     * A tool that answers at once: the sub-agents' turns cost the journal, not a wait. It may run again
+     * after a crash, so a turn records its completion with its results, one event per turn.
+     */
     private static final class Step implements Tool {
         private static final ToolSpec SPEC = ToolSpecs.oneString("work", "Does one step of work.", "step", "Which step.");
 
         @Override
         public ToolSpec spec() {
             return SPEC;
+        }
+
+        @Override
+        public boolean idempotent(com.fasterxml.jackson.databind.JsonNode arguments) {
+            return true;
         }
 
         @Override
