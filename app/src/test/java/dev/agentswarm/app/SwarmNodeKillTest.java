@@ -60,7 +60,8 @@ class SwarmNodeKillTest {
                 // Sub-agents answer after 700 ms a turn, two at a time: the swarm takes seconds, the kill lands mid-round.
                 List<String> common = List.of("--roles", "orchestrator,worker", "--config", pg.toString(), "--script", script.toString(),
                         "--latency-ms", "700");
-                NodeProcess a = NodeProcess.start(jvm, concat(common, "--data-dir", dir.resolve("a").toString()), null);
+                NodeProcess a = NodeProcess.start(jvm, concat(common, "--port", Integer.toString(freePort()), "--data-dir",
+                        dir.resolve("a").toString()), null);
                 nodes.add(a);
                 String seed = a.awaitUp(Duration.ofSeconds(90));
                 NodeProcess b = NodeProcess.start(jvm, concat(common, "--seed", seed, "--data-dir", dir.resolve("b").toString()), null);
@@ -80,7 +81,8 @@ class SwarmNodeKillTest {
                     Matcher m = RUNS_ON.matcher(Files.readString(err));
                     if (m.find()) started = m;
                     assertTrue(client.isAlive() || started != null, "the client ended early:\n" + Files.readString(err));
-                    assertTrue(System.nanoTime() < until, "no node took the swarm:\n" + Files.readString(err));
+                    assertTrue(System.nanoTime() < until, "no node took the swarm:\n" + Files.readString(err) + "\nnode a:\n"
+                            + String.join("\n", a.output()) + "\nnode b:\n" + String.join("\n", b.output()));
                     Thread.sleep(50);
                 }
                 String runId = started.group(1);
@@ -126,6 +128,12 @@ class SwarmNodeKillTest {
                 }
                 for (NodeProcess n : nodes) n.close();
             }
+        }
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
         }
     }
 
