@@ -43,7 +43,7 @@ public final class SwarmEventSerializer extends SerializerWithStringManifest {
     private static final String MANIFEST = "E"; // the kind is in the bytes: one manifest for all events
 
     /** The event kinds, by their place in this list: the byte after the version. Add at the end only. */
-    private enum Kind { STARTED, STEP, ROUND_PLANNED, ATTEMPT_STARTED, ATTEMPT_ENDED, BUDGET_EXHAUSTED, ROUND_STOPPED, ROUND_ENDED, ENDED }
+    private enum Kind { STARTED, STEP, ROUND_PLANNED, ATTEMPT_STARTED, ATTEMPT_ENDED, BUDGET_EXHAUSTED, ROUND_STOPPED, ROUND_ENDED, ENDED, BATCH }
 
     @Override
     public int identifier() {
@@ -70,6 +70,12 @@ public final class SwarmEventSerializer extends SerializerWithStringManifest {
     public static byte[] encode(SwarmEvent event) {
         Out out = new Out();
         out.bytes(VERSION);
+        write(out, event);
+        return out.toArray();
+    }
+
+    /** The event's kind and fields; a batch is its size and then each of its events so. */
+    private static void write(Out out, SwarmEvent event) {
         if (event instanceof SwarmEvent.StepRecorded e) { // nearly every event: first
             out.bytes(Kind.STEP.ordinal());
             out.string(e.episodeId());
@@ -124,10 +130,13 @@ public final class SwarmEventSerializer extends SerializerWithStringManifest {
             out.string(e.error());
             out.varint(e.turns());
             out.varint(e.tokens());
+        } else if (event instanceof SwarmEvent.Batch b) {
+            out.bytes(Kind.BATCH.ordinal());
+            out.varint(b.events().size());
+            for (SwarmEvent e : b.events()) write(out, e);
         } else {
             throw new IllegalArgumentException("no layout for swarm event " + event.getClass().getName());
         }
-        return out.toArray();
     }
 
     /** The event these bytes hold; a version or kind this build does not know, or bytes cut short, are refused. */
@@ -139,34 +148,9 @@ public final class SwarmEventSerializer extends SerializerWithStringManifest {
                 throw new NotSerializableException("a swarm journal event in format version " + version + "; this build reads version "
                         + VERSION + " (was the journal written by a newer agentswarm?)");
             }
-            int kind = in.u8();
-            if (kind >= Kind.values().length) {
-                throw new NotSerializableException("a swarm journal event of unknown kind " + kind + " (format version " + version + ")");
-            }
-            SwarmEvent e = switch (Kind.values()[kind]) {
-                case STARTED -> new SwarmEvent.SwarmStarted(in.string(), in.string());
-                case STEP -> new SwarmEvent.StepRecorded(in.string(), in.int32(), readStep(in));
-                case ROUND_PLANNED -> {
-                    int round = in.int32();
-                    int turn = in.int32();
-                    Plan plan = readPlan(in);
-                    int n = in.count();
-                    Map<String, String> agents = new LinkedHashMap<>();
-                    for (int i = 0; i < n; i++) agents.put(in.string(), in.string());
-                    yield new SwarmEvent.RoundPlanned(round, turn, plan, agents);
-                }
-                case ATTEMPT_STARTED -> new SwarmEvent.AttemptStarted(in.int32(), in.string(), in.string(), in.int32(), in.string(),
-                        in.bool());
-                case ATTEMPT_ENDED -> new SwarmEvent.AttemptEnded(in.string(), in.enumValue(SwarmEvent.Outcome.class), in.string(),
-                        in.varint(), in.varint(), in.varint(), in.string());
-                case BUDGET_EXHAUSTED -> new SwarmEvent.BudgetExhausted(in.string(), in.string());
-                case ROUND_STOPPED -> new SwarmEvent.RoundStopped(in.int32(), in.string());
-                case ROUND_ENDED -> new SwarmEvent.RoundEnded(in.int32());
-                case ENDED -> new SwarmEvent.SwarmEnded(in.string(), in.enumValue(StopReason.class), in.string(), in.varint(),
-                        in.varint());
-            };
+            SwarmEvent e = read(in, true);
             if (in.left() != 0) {
-                throw new NotSerializableException("a swarm journal event (" + Kind.values()[kind] + ") with " + in.left()
+                throw new NotSerializableException("a swarm journal event (" + e.getClass().getSimpleName() + ") with " + in.left()
                         + " bytes past its end");
             }
             return e;
@@ -175,6 +159,40 @@ public final class SwarmEventSerializer extends SerializerWithStringManifest {
             n.initCause(x);
             throw n;
         }
+    }
+
+    /** One event, from its kind on; a batch only where {@code batchHere} (not inside another). */
+    private static SwarmEvent read(In in, boolean batchHere) {
+        int kind = in.u8();
+        if (kind >= Kind.values().length) throw new Malformed("unknown kind " + kind + " (format version " + VERSION + ")");
+        return switch (Kind.values()[kind]) {
+            case STARTED -> new SwarmEvent.SwarmStarted(in.string(), in.string());
+            case STEP -> new SwarmEvent.StepRecorded(in.string(), in.int32(), readStep(in));
+            case ROUND_PLANNED -> {
+                int round = in.int32();
+                int turn = in.int32();
+                Plan plan = readPlan(in);
+                int n = in.count();
+                Map<String, String> agents = new LinkedHashMap<>();
+                for (int i = 0; i < n; i++) agents.put(in.string(), in.string());
+                yield new SwarmEvent.RoundPlanned(round, turn, plan, agents);
+            }
+            case ATTEMPT_STARTED -> new SwarmEvent.AttemptStarted(in.int32(), in.string(), in.string(), in.int32(), in.string(),
+                    in.bool());
+            case ATTEMPT_ENDED -> new SwarmEvent.AttemptEnded(in.string(), in.enumValue(SwarmEvent.Outcome.class), in.string(),
+                    in.varint(), in.varint(), in.varint(), in.string());
+            case BUDGET_EXHAUSTED -> new SwarmEvent.BudgetExhausted(in.string(), in.string());
+            case ROUND_STOPPED -> new SwarmEvent.RoundStopped(in.int32(), in.string());
+            case ROUND_ENDED -> new SwarmEvent.RoundEnded(in.int32());
+            case ENDED -> new SwarmEvent.SwarmEnded(in.string(), in.enumValue(StopReason.class), in.string(), in.varint(), in.varint());
+            case BATCH -> {
+                if (!batchHere) throw new Malformed("a batch of events inside another");
+                int n = in.count();
+                List<SwarmEvent> events = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) events.add(read(in, false));
+                yield new SwarmEvent.Batch(events);
+            }
+        };
     }
 
     private static void writeStep(Out out, EpisodeHistory.Step step) {

@@ -52,7 +52,7 @@ class SwarmEventSerializerTest {
                 new SwarmEvent.StepRecorded("run:root/b", 3, new EpisodeHistory.Step(Completion.ofText("finished", 10, 2), List.of(ok))));
     }
 
-    /** One event of every kind, with absent (null) fields where they may be absent. */
+    /** One event of every kind (but a batch), with absent (null) fields where they may be absent. */
     static List<SwarmEvent> everyKind() throws Exception {
         List<SwarmEvent> all = new ArrayList<>();
         all.add(new SwarmEvent.SwarmStarted("task-1", "Find who built the tower, and when: ünïcödé ✓"));
@@ -104,6 +104,24 @@ class SwarmEventSerializerTest {
             byte[] old = jackson.toBinary(e);
             assertEquals(e, serialization.deserialize(old, jackson.identifier(), e.getClass().getName()).get());
         }
+    }
+
+    @Test
+    void aBatchComesBackAsItsEventsInOrderAndNeverNests() throws Exception {
+        List<SwarmEvent> events = everyKind();
+        SwarmEvent.Batch batch = new SwarmEvent.Batch(events);
+        assertEquals(batch, SwarmEventSerializer.decode(SwarmEventSerializer.encode(batch)));
+        int separately = 0;
+        for (SwarmEvent e : events) separately += SwarmEventSerializer.encode(e).length - 1; // without each one's version byte
+        assertEquals(1 + 1 + 1 + separately, SwarmEventSerializer.encode(batch).length, "version, kind, size, then the events");
+        assertThrows(IllegalArgumentException.class, () -> new SwarmEvent.Batch(List.of(batch)));
+        // Bytes that say a batch holds a batch are refused too.
+        byte[] one = SwarmEventSerializer.encode(new SwarmEvent.Batch(List.of(new SwarmEvent.RoundEnded(1))));
+        byte[] nested = {one[0], one[1], one[2], one[1], one[2], one[3], one[4]}; // version, batch of 1: batch of 1: RoundEnded
+        NotSerializableException x = assertThrows(NotSerializableException.class, () -> SwarmEventSerializer.decode(nested));
+        assertTrue(x.getMessage().contains("inside another"), x.getMessage());
+        assertEquals(List.of(new SwarmEvent.RoundEnded(1), new SwarmEvent.RoundEnded(2)), SwarmEvent.Batch.unpacked(
+                List.of(new SwarmEvent.Batch(List.of(new SwarmEvent.RoundEnded(1))), new SwarmEvent.RoundEnded(2))));
     }
 
     @Test
