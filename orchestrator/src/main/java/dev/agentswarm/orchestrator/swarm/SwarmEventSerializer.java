@@ -25,7 +25,8 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * the rest of the journal. Each event is its format version (one byte), its kind (one byte), then its
  * fields in declaration order: whole numbers as variable-length integers, strings as UTF-8 with their
  * length (null has its own mark), enums by name, lists with their size, log-probs as 4-byte floats and
- * a tool call's arguments as JSON text.
+ * a tool call's arguments as JSON text. A {@link SwarmEvent.Batch} (how the journal stores an append) is
+ * its size and then each event's kind and fields, one version byte for all.
  *
  * <p>A byte string of a format version this build does not know, or of a kind it does not know, is
  * refused with both named ({@link NotSerializableException}, which Pekko reports as a failed recovery):
@@ -143,11 +144,7 @@ public final class SwarmEventSerializer extends SerializerWithStringManifest {
     public static SwarmEvent decode(byte[] bytes) throws NotSerializableException {
         In in = new In(bytes);
         try {
-            int version = in.u8();
-            if (version != VERSION) {
-                throw new NotSerializableException("a swarm journal event in format version " + version + "; this build reads version "
-                        + VERSION + " (was the journal written by a newer agentswarm?)");
-            }
+            checkVersion(in.u8());
             SwarmEvent e = read(in, true);
             if (in.left() != 0) {
                 throw new NotSerializableException("a swarm journal event (" + e.getClass().getSimpleName() + ") with " + in.left()
@@ -158,6 +155,14 @@ public final class SwarmEventSerializer extends SerializerWithStringManifest {
             NotSerializableException n = new NotSerializableException("a swarm journal event that cannot be read: " + x.getMessage());
             n.initCause(x);
             throw n;
+        }
+    }
+
+    /** Refuses a layout this build does not read, before anything else is decoded. */
+    private static void checkVersion(int version) throws NotSerializableException {
+        if (version != VERSION) {
+            throw new NotSerializableException("a swarm journal event in format version " + version + "; this build reads version "
+                    + VERSION + " (was the journal written by a newer agentswarm?)");
         }
     }
 
