@@ -34,7 +34,7 @@ public final class JournalDatabase {
 
     static final String DB = "pekko-persistence-jdbc.shared-databases.slick.db";
 
-    /** Events up to this size stay in their H2 row (a turn with thousands of tokens and log-probs is tens of KiB). */
+    /** Journal entries up to this size stay in their H2 row (a batch of a few hundred turn records is tens of KiB). */
     static final int INPLACE_LOB_BYTES = 256 * 1024;
 
     private JournalDatabase() {}
