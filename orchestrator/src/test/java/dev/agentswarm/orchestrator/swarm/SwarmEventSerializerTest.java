@@ -15,7 +15,9 @@ import dev.agentswarm.core.protocol.ToolResult;
 import dev.agentswarm.core.protocol.ToolStatus;
 import java.io.NotSerializableException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.serialization.Serialization;
@@ -122,6 +124,34 @@ class SwarmEventSerializerTest {
         assertTrue(x.getMessage().contains("inside another"), x.getMessage());
         assertEquals(List.of(new SwarmEvent.RoundEnded(1), new SwarmEvent.RoundEnded(2)), SwarmEvent.Batch.unpacked(
                 List.of(new SwarmEvent.Batch(List.of(new SwarmEvent.RoundEnded(1))), new SwarmEvent.RoundEnded(2))));
+    }
+
+    @Test
+    void theLayoutCoversEveryFieldOfWhatItWrites() {
+        // A field added to one of these records would be dropped from the journal without a word: the
+        // layout (and its version, when older journals must still be read) has to change with it.
+        Map<Class<?>, Integer> fields = new LinkedHashMap<>();
+        fields.put(SwarmEvent.SwarmStarted.class, 2);
+        fields.put(SwarmEvent.StepRecorded.class, 3);
+        fields.put(SwarmEvent.RoundPlanned.class, 4);
+        fields.put(SwarmEvent.AttemptStarted.class, 6);
+        fields.put(SwarmEvent.AttemptEnded.class, 7);
+        fields.put(SwarmEvent.BudgetExhausted.class, 2);
+        fields.put(SwarmEvent.RoundStopped.class, 2);
+        fields.put(SwarmEvent.RoundEnded.class, 1);
+        fields.put(SwarmEvent.SwarmEnded.class, 5);
+        fields.put(SwarmEvent.Batch.class, 1);
+        fields.put(EpisodeHistory.Step.class, 2);
+        fields.put(Completion.class, 10);
+        fields.put(ToolCall.class, 3);
+        fields.put(ToolResult.class, 6);
+        fields.put(Plan.class, 3);
+        fields.put(SubTask.class, 5);
+        fields.put(Join.class, 2);
+        fields.forEach((type, n) -> assertEquals(n, type.getRecordComponents().length,
+                type.getName() + " has other fields than SwarmEventSerializer writes"));
+        assertEquals(fields.keySet().stream().filter(t -> SwarmEvent.class.isAssignableFrom(t)).count(),
+                SwarmEvent.class.getPermittedSubclasses().length, "a kind of swarm event without a layout");
     }
 
     @Test
