@@ -28,9 +28,10 @@ import org.apache.pekko.serialization.SerializerWithStringManifest;
  * a tool call's arguments as JSON text. A {@link SwarmEvent.Batch} (how the journal stores an append) is
  * its size and then each event's kind and fields, one version byte for all.
  *
- * <p>A byte string of a format version this build does not know, or of a kind it does not know, is
- * refused with both named ({@link NotSerializableException}, which Pekko reports as a failed recovery):
- * a journal written by a newer build is never half-read. Events written before this serializer (Jackson
+ * <p>A byte string of a newer format version is refused by {@link JournalFormat#checkReadable} before
+ * anything else is read; one of a kind this build does not know, or cut short, with what is wrong
+ * ({@link NotSerializableException}): Pekko reports either as a failed recovery, and a journal written by
+ * a newer build is never half-read. Events written before this serializer (Jackson
  * CBOR) are still read by Jackson: the serializer id stored with each event says which.
  */
 public final class SwarmEventSerializer extends SerializerWithStringManifest {
@@ -38,8 +39,8 @@ public final class SwarmEventSerializer extends SerializerWithStringManifest {
     /** Pekko's id of this serializer, stored with every event: never change it. */
     public static final int IDENTIFIER = 720_513;
 
-    /** The layout written now; a later layout gets the next number and this class keeps reading this one. */
-    static final int VERSION = 1;
+    /** The layout written now: the journal's format ({@link JournalFormat}), whose check refuses a newer one. */
+    static final int VERSION = JournalFormat.VERSION;
 
     private static final String MANIFEST = "E"; // the kind is in the bytes: one manifest for all events
 
@@ -158,12 +159,12 @@ public final class SwarmEventSerializer extends SerializerWithStringManifest {
         }
     }
 
-    /** Refuses a layout this build does not read, before anything else is decoded. */
-    private static void checkVersion(int version) throws NotSerializableException {
-        if (version != VERSION) {
-            throw new NotSerializableException("a swarm journal event in format version " + version + "; this build reads version "
-                    + VERSION + " (was the journal written by a newer agentswarm?)");
-        }
+    /**
+     * Refuses a layout this build does not read, before anything else is decoded: a newer one with
+     * {@link JournalFormat.NewerThanThisBuild}, which the journal reports naming both versions.
+     */
+    private static void checkVersion(int version) {
+        JournalFormat.checkReadable(version, "SwarmEvent");
     }
 
     /** One event, from its kind on; a batch only where {@code batchHere} (not inside another). */

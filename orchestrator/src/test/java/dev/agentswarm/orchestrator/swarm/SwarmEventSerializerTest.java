@@ -157,11 +157,16 @@ class SwarmEventSerializerTest {
     @Test
     void aVersionThisBuildDoesNotKnowIsRefusedByName() throws Exception {
         byte[] bytes = SwarmEventSerializer.encode(everyKind().get(0));
-        bytes[0] = (byte) (SwarmEventSerializer.VERSION + 1);
+        assertEquals(JournalFormat.VERSION, bytes[0], "the journal's format version comes first");
+        bytes[0] = (byte) (JournalFormat.VERSION + 1);
+        Throwable refused = serialization.deserialize(bytes, SwarmEventSerializer.IDENTIFIER, "E").failed().get();
+        JournalFormat.NewerThanThisBuild newer = JournalFormat.newerFormatIn(new RuntimeException("a journal plugin's wrapper", refused));
+        assertEquals("SwarmEvent is in journal format " + (JournalFormat.VERSION + 1) + ", and this build reads format "
+                + JournalFormat.VERSION + " and older", newer.getMessage());
+        bytes[0] = 0;
         NotSerializableException x = assertThrows(NotSerializableException.class, () -> SwarmEventSerializer.decode(bytes));
-        assertTrue(x.getMessage().contains("format version " + (SwarmEventSerializer.VERSION + 1) + "; this build reads version "
-                + SwarmEventSerializer.VERSION), x.getMessage());
-        bytes[0] = (byte) SwarmEventSerializer.VERSION;
+        assertTrue(x.getMessage().contains("SwarmEvent has journal format 0"), x.getMessage());
+        bytes[0] = (byte) JournalFormat.VERSION;
         bytes[1] = 99;
         x = assertThrows(NotSerializableException.class, () -> SwarmEventSerializer.decode(bytes));
         assertTrue(x.getMessage().contains("unknown kind 99"), x.getMessage());
