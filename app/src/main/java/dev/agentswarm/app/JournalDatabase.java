@@ -34,6 +34,9 @@ public final class JournalDatabase {
 
     static final String DB = "pekko-persistence-jdbc.shared-databases.slick.db";
 
+    /** Journal entries up to this size stay in their H2 row (a batch of a few hundred turn records is tens of KiB). */
+    static final int INPLACE_LOB_BYTES = 256 * 1024;
+
     private JournalDatabase() {}
 
     public static Kind kind(Config config) {
@@ -54,7 +57,11 @@ public final class JournalDatabase {
         // AUTO_SERVER off: one process owns a run's journal; a killed owner's lock is taken over on the next open.
         // WRITE_DELAY=0: a commit reaches the file before the journal confirms it. H2's default keeps commits in the
         // process for up to half a second, and a killed process lost events its orchestrator had been told were written.
-        String url = "jdbc:h2:file:" + runDir.toAbsolutePath().resolve("journal") + ";DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0";
+        // The plugin's event column is a BLOB, which H2 keeps in a LOB store of its own past 256 bytes: a
+        // second map written per entry and a cleaner thread (over half of H2's work for a swarm when each
+        // event was a row). Kept in the row up to MAX_LENGTH_INPLACE_LOB, an entry is one row write.
+        String url = "jdbc:h2:file:" + runDir.toAbsolutePath().resolve("journal") + ";DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0"
+                + ";MAX_LENGTH_INPLACE_LOB=" + INPLACE_LOB_BYTES;
         return config.withValue(DB + ".url", ConfigValueFactory.fromAnyRef(url)).withValue(DB + ".profile",
                 ConfigValueFactory.fromAnyRef("slick.jdbc.H2Profile$"));
     }

@@ -83,8 +83,7 @@ public final class SwarmJournals {
             try (ResultSet rs = q.executeQuery()) {
                 while (rs.next()) {
                     Object e = serialization.deserialize(rs.getBytes(3), rs.getInt(1), rs.getString(2)).get();
-                    if (!(e instanceof SwarmEvent se)) throw new IllegalStateException("not a swarm event: " + e.getClass().getName());
-                    events.add(se);
+                    events.addAll(SwarmEvent.Batch.unpacked(List.of(e))); // an entry is a batch of events, or one (older journals)
                 }
             }
         }

@@ -20,6 +20,7 @@ import dev.agentswarm.orchestrator.swarm.SwarmEvent.Outcome;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.RoundEnded;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.RoundPlanned;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent.SwarmEnded;
+import dev.agentswarm.orchestrator.swarm.SwarmEventSerializer;
 import dev.agentswarm.orchestrator.swarm.SwarmJournal;
 import dev.agentswarm.orchestrator.swarm.SwarmLedger;
 import dev.agentswarm.testkit.PostgresServer;
@@ -156,6 +157,12 @@ class JournalDatabaseTest {
      */
     private static SwarmJournal.Reply writeThenOpen(Config writerConfig, Config config, String swarm, List<SwarmEvent> events)
             throws Exception {
+        write(writerConfig, swarm, events);
+        return open(config, swarm);
+    }
+
+    /** Writes {@code events} through a {@link SwarmJournal} in appends of 7, each one journal entry. */
+    private static void write(Config writerConfig, String swarm, List<SwarmEvent> events) throws Exception {
         JournalDatabase.check(writerConfig);
         ActorTestKit writer = ActorTestKit.create("swarm-journal-writer", writerConfig);
         try {
@@ -169,18 +176,28 @@ class JournalDatabaseTest {
                 long got = 0;
                 while (got < want) got = owner.expectMessageClass(SwarmJournal.Written.class, Duration.ofSeconds(30)).events();
             }
-            // The last snapshot is stored after its batch is confirmed: wait for it before the writer goes.
+            // The last snapshot is stored after its entry is confirmed: wait for it before the writer goes.
             int every = writerConfig.getInt("agentswarm.swarm.journal.snapshot-every");
-            long lastMultiple = every == 0 ? 0 : events.size() / every * every;
-            long lastSnapshot = every == 0 || lastMultiple == 0 ? 0 : Math.min(events.size(), (lastMultiple + 6) / 7 * 7);
+            long entries = (events.size() + 6) / 7;
+            long lastSnapshot = every == 0 ? 0 : entries / every * every;
             long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (lastSnapshot > 0 && newestSnapshot(writerConfig, swarm) < lastSnapshot) {
-                if (System.nanoTime() > until) throw new AssertionError("no snapshot at event " + lastSnapshot + " of " + swarm);
+                if (System.nanoTime() > until) throw new AssertionError("no snapshot at entry " + lastSnapshot + " of " + swarm);
+                Thread.sleep(20);
+            }
+            // Older snapshots are deleted after the newest is stored: wait for that too.
+            int keep = writerConfig.getInt("agentswarm.swarm.journal.keep-snapshots");
+            while (lastSnapshot > 0 && snapshotCount(writerConfig, swarm) > keep) {
+                if (System.nanoTime() > until) throw new AssertionError("more than " + keep + " snapshots of " + swarm + " kept");
                 Thread.sleep(20);
             }
         } finally {
             writer.shutdownTestKit();
         }
+    }
+
+    /** Opens the journal of {@code swarm} in a new actor system on {@code config}: what it answers. */
+    private static SwarmJournal.Reply open(Config config, String swarm) throws Exception {
         ActorTestKit reader = ActorTestKit.create("swarm-journal-reader", config);
         try {
             TestProbe<SwarmJournal.Reply> owner = reader.createTestProbe();
@@ -188,6 +205,15 @@ class JournalDatabaseTest {
             return owner.expectMessageClass(SwarmJournal.Reply.class, Duration.ofSeconds(30));
         } finally {
             reader.shutdownTestKit();
+        }
+    }
+
+    private static long snapshotCount(Config config, String swarm) throws java.sql.SQLException {
+        try (Connection c = DriverManager.getConnection(JournalDatabase.url(config), config.getString(JournalDatabase.DB + ".user"),
+                config.getString(JournalDatabase.DB + ".password")); var rs = c.createStatement().executeQuery(
+                "SELECT count(*) FROM \"snapshot\" WHERE \"persistence_id\" = 'swarm|" + swarm + "'")) {
+            rs.next();
+            return rs.getLong(1);
         }
     }
 
@@ -204,10 +230,10 @@ class JournalDatabaseTest {
         return ConfigFactory.parseString("agentswarm.swarm.journal.snapshot-every = " + n).withFallback(config);
     }
 
-    /** A journal of {@link #events()} with a snapshot every 10 events recovers the full replay's state; two snapshots are kept. */
+    /** A journal of {@link #events()} with a snapshot every 2 entries recovers the full replay's state; two snapshots are kept. */
     private static void snapshotsRecoverTheFullReplay(Config config, java.util.function.Supplier<Connection> db) throws Exception {
         List<SwarmEvent> events = events();
-        SwarmJournal.Reply reply = writeThenOpen(snapshotEvery(10, config), snapshotEvery(10, config), "snapshots", events);
+        SwarmJournal.Reply reply = writeThenOpen(snapshotEvery(2, config), snapshotEvery(2, config), "snapshots", events);
         SwarmJournal.Ready ready = assertInstanceOf(SwarmJournal.Ready.class, reply, reply.toString());
         assertEquals(events.size(), ready.events());
         assertEquals(SwarmLedger.replay(events).view(), ready.ledger().view());
@@ -215,8 +241,8 @@ class JournalDatabaseTest {
                 "SELECT \"sequence_number\" FROM \"snapshot\" WHERE \"persistence_id\" = 'swarm|snapshots' ORDER BY 1")) {
             List<Long> kept = new ArrayList<>();
             while (rs.next()) kept.add(rs.getLong(1));
-            // Batches of 7 (7, 14, 21, ... 42, 43): a snapshot after the batches that pass 10, 20, 30, 40; the newest two kept.
-            assertEquals(List.of(35L, 42L), kept, "snapshots kept");
+            // Appends of 7 events (43: 7 entries): a snapshot after entries 2, 4 and 6; the newest two kept.
+            assertEquals(List.of(4L, 6L), kept, "snapshots kept");
         }
     }
 
@@ -237,14 +263,27 @@ class JournalDatabaseTest {
 
     @Test
     void aJournalFromANewerBuildIsRefusedNamingTheSwarmAndBothVersionsAndIsNotWritten(@TempDir Path run) throws Exception {
-        Config reader = snapshotEvery(10, JournalDatabase.settings(node(""), run));
+        Config reader = snapshotEvery(2, JournalDatabase.settings(node(""), run));
         String newer = "pekko.serialization.jackson.migrations.\"dev.agentswarm.orchestrator.swarm.%s\" = \""
                 + FormatTwo.class.getName() + "\"";
-        // Events: the round's plan is written in format 2 (no snapshot, which would stand in for it).
-        Config eventsWriter = ConfigFactory.parseString(newer.formatted("SwarmEvent$RoundPlanned")).withFallback(snapshotEvery(0, reader));
-        SwarmJournal.Reply reply = writeThenOpen(eventsWriter, reader, "newer-events", events());
+        // Events: every entry says format 2 (no snapshot, which would stand in for them), as a newer build would write.
+        write(snapshotEvery(0, reader), "newer-events", events());
+        long entries;
+        try (Connection c = h2(reader); var rows = c.createStatement(java.sql.ResultSet.TYPE_FORWARD_ONLY,
+                java.sql.ResultSet.CONCUR_UPDATABLE).executeQuery("SELECT \"persistence_id\", \"sequence_number\", \"event_payload\" FROM \"event_journal\""
+                + " WHERE \"persistence_id\" = 'swarm|newer-events'")) {
+            entries = 0;
+            while (rows.next()) {
+                byte[] payload = rows.getBytes(3);
+                payload[0] = 2;
+                rows.updateBytes(3, payload);
+                rows.updateRow();
+                entries++;
+            }
+        }
+        SwarmJournal.Reply reply = open(reader, "newer-events");
         SwarmJournal.Failed failed = assertInstanceOf(SwarmJournal.Failed.class, reply, reply.toString());
-        assertEquals("the journal of swarm newer-events was written by a newer version of agentswarm: SwarmEvent$RoundPlanned is in "
+        assertEquals("the journal of swarm newer-events was written by a newer version of agentswarm: SwarmEvent is in "
                 + "journal format 2, and this build reads format 1 and older; nothing was resumed and nothing is written to it",
                 failed.reason());
         // A snapshot in format 2 (the events in 1): refused alike, rather than replayed from the events around it.
@@ -256,7 +295,7 @@ class JournalDatabaseTest {
         try (Connection c = h2(reader); var rs = c.createStatement().executeQuery(
                 "SELECT count(*) FROM \"event_journal\" WHERE \"persistence_id\" = 'swarm|newer-events'")) {
             rs.next();
-            assertEquals(events().size(), rs.getInt(1), "the refused journal is as its writer left it");
+            assertEquals(entries, rs.getInt(1), "the refused journal is as its writer left it");
         }
     }
 
@@ -324,9 +363,10 @@ class JournalDatabaseTest {
         }
         Config config = JournalDatabase.settings(node(""), run);
         try (Connection c = h2(config); var rs = c.createStatement().executeQuery(
-                "SELECT count(*) FROM \"event_journal\" WHERE \"persistence_id\" = 'swarm|killed'")) {
-            rs.next();
-            assertEquals(n, rs.getInt(1), "every event the journal confirmed is in the file");
+                "SELECT \"event_payload\" FROM \"event_journal\" WHERE \"persistence_id\" = 'swarm|killed' ORDER BY \"sequence_number\"")) {
+            List<SwarmEvent> kept = new ArrayList<>();
+            while (rs.next()) kept.addAll(SwarmEvent.Batch.unpacked(List.of(SwarmEventSerializer.decode(rs.getBytes(1)))));
+            assertEquals(events().subList(0, n), kept, "every event the journal confirmed is in the file");
         }
     }
 

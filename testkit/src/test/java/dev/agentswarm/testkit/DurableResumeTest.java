@@ -62,9 +62,7 @@ class DurableResumeTest {
     }
 
     private List<SwarmEvent> journal(String orchestrator) {
-        List<SwarmEvent> out = new ArrayList<>();
-        for (Object o : storage.persistedInStorage(SwarmJournal.persistenceId(orchestrator).id())) out.add((SwarmEvent) o);
-        return out;
+        return SwarmEvent.Batch.unpacked(storage.persistedInStorage(SwarmJournal.persistenceId(orchestrator).id()));
     }
 
     private void awaitJournal(String orchestrator, Predicate<List<SwarmEvent>> reached) throws InterruptedException {

@@ -12,7 +12,6 @@ import java.time.Duration;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent;
 import dev.agentswarm.orchestrator.swarm.SwarmJournal;
-import java.util.ArrayList;
 import java.util.List;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.persistence.testkit.PersistenceTestKitPlugin;
@@ -34,9 +33,7 @@ class DurableSwarmTest {
             .withFallback(EpisodeHarness.TEST_CONFIG));
     private final PersistenceTestKit storage = PersistenceTestKit.create(kit.system());
     private final DurableSwarmScenario scenario = new DurableSwarmScenario(kit, run -> {
-        List<SwarmEvent> out = new ArrayList<>();
-        for (Object o : storage.persistedInStorage(SwarmJournal.persistenceId(run + ":root").id())) out.add((SwarmEvent) o);
-        return out;
+        return SwarmEvent.Batch.unpacked(storage.persistedInStorage(SwarmJournal.persistenceId(run + ":root").id()));
     });
 
     @AfterAll
@@ -67,15 +64,14 @@ class DurableSwarmTest {
                 SwarmTrace.inMemory(), result.getRef());
         String id = SwarmJournal.persistenceId("db-down:root").id();
         long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (storage.persistedInStorage(id).stream().noneMatch(e -> e instanceof SwarmEvent.RoundPlanned)) {
+        while (SwarmEvent.Batch.unpacked(storage.persistedInStorage(id)).stream().noneMatch(e -> e instanceof SwarmEvent.RoundPlanned)) {
             if (System.nanoTime() > until) throw new AssertionError("no plan journaled");
             Thread.sleep(5);
         }
         storage.failNextNPersisted(id, 2); // the database goes away for two writes: the journal stops, is opened again
         SwarmResult r = result.receiveMessage(Duration.ofSeconds(60));
         assertEquals(Integer.toString(DurableSwarmScenario.EXPECTED), r.answer(), r.toString());
-        List<SwarmEvent> all = new ArrayList<>();
-        for (Object o : storage.persistedInStorage(id)) all.add((SwarmEvent) o);
+        List<SwarmEvent> all = SwarmEvent.Batch.unpacked(storage.persistedInStorage(id));
         SwarmLedger ledger = SwarmLedger.replay(all); // every event once, in order: a gap or a repeat would be refused
         assertEquals(Integer.toString(DurableSwarmScenario.EXPECTED), ledger.ended().answer(), "the journal holds the end");
         assertEquals(DurableSwarmScenario.N, DurableSwarmScenario.doneAgents(all).size());

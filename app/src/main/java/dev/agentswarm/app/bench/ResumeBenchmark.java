@@ -22,6 +22,8 @@ import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.core.tool.ToolSpecs;
 import dev.agentswarm.orchestrator.swarm.Orchestrator;
 import dev.agentswarm.orchestrator.swarm.RoundState;
+import dev.agentswarm.orchestrator.swarm.SwarmEvent;
+import dev.agentswarm.orchestrator.swarm.SwarmEventSerializer;
 import dev.agentswarm.orchestrator.swarm.SwarmJournal;
 import dev.agentswarm.orchestrator.swarm.SwarmLedger;
 import dev.agentswarm.orchestrator.swarm.SwarmResult;
@@ -325,12 +327,17 @@ public final class ResumeBenchmark {
         }
     }
 
-    private static long journalRows(Config config) throws Exception {
+    /** The events in the journal: an entry is a batch of them (or one event, in journals written before batches). */
+    private static long journalEvents(Config config) throws Exception {
+        long events = 0;
         try (Connection c = DriverManager.getConnection(JournalDatabase.url(config), "sa", "");
-             var rs = c.createStatement().executeQuery("SELECT count(*) FROM \"event_journal\"")) {
-            rs.next();
-            return rs.getLong(1);
+             var rs = c.createStatement().executeQuery("SELECT \"event_ser_id\", \"event_payload\" FROM \"event_journal\"")) {
+            while (rs.next()) {
+                events += rs.getInt(1) != SwarmEventSerializer.IDENTIFIER ? 1
+                        : SwarmEvent.Batch.unpacked(List.of(SwarmEventSerializer.decode(rs.getBytes(2)))).size();
+            }
         }
+        return events;
     }
 
     private static long snapshots(Config config, boolean delete) throws Exception {
@@ -349,7 +356,7 @@ public final class ResumeBenchmark {
             Path written = root.resolve("written");
             Files.createDirectories(written);
             long events = writeInNewJvm(s, written);
-            long kept = journalRows(config(s, written));
+            long kept = journalEvents(config(s, written));
             log.accept("journal written and its process killed: " + events + " events confirmed, " + kept + " in the database");
             if (kept != events) throw new IllegalStateException("the killed process's journal lost confirmed events: " + kept + " of " + events);
             Path plain = root.resolve("plain");

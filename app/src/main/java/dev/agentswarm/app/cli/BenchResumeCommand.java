@@ -34,7 +34,8 @@ public final class BenchResumeCommand implements Callable<Integer> {
     int turns;
 
     @Option(names = "--snapshot-every", defaultValue = "100",
-            description = "Events between snapshots of the resumed swarm's journal (default ${DEFAULT-VALUE}; swarm run's is 1000).")
+            description = "Journal entries (writes of the orchestrator's) between snapshots of the resumed swarm's journal "
+                    + "(default ${DEFAULT-VALUE}; swarm run's is 1000).")
     int snapshotEvery;
 
     @Option(names = "--reps", defaultValue = "3", description = "Resumes of each kind; the median is reported (default ${DEFAULT-VALUE}).")

@@ -3,6 +3,8 @@ package dev.agentswarm.orchestrator.swarm;
 import dev.agentswarm.core.CborSerializable;
 import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.StopReason;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -54,4 +56,30 @@ public sealed interface SwarmEvent extends CborSerializable {
 
     /** The orchestrator's own episode ended: the swarm's answer (null without one) and why it stopped. */
     record SwarmEnded(String answer, StopReason stopReason, String error, long turns, long tokens) implements SwarmEvent {}
+
+    /**
+     * Events the journal wrote together, as one entry (one database row): what the orchestrator sent in one
+     * append. An entry per event cost the database an insert and its index updates each, and most of a
+     * swarm's events are turn records. Not a state change of its own: the journal and whoever reads its
+     * entries open it ({@link #unpacked}); a ledger refuses it.
+     */
+    record Batch(List<SwarmEvent> events) implements SwarmEvent {
+        public Batch {
+            events = List.copyOf(events);
+            for (SwarmEvent e : events) {
+                if (e instanceof Batch) throw new IllegalArgumentException("a batch of events inside another");
+            }
+        }
+
+        /** The events of a journal's entries, in order: batches opened, single events (older journals) as they are. */
+        public static List<SwarmEvent> unpacked(Iterable<?> entries) {
+            List<SwarmEvent> out = new ArrayList<>();
+            for (Object entry : entries) {
+                if (entry instanceof Batch b) out.addAll(b.events());
+                else if (entry instanceof SwarmEvent e) out.add(e);
+                else throw new IllegalStateException("not a swarm journal entry: " + (entry == null ? "null" : entry.getClass().getName()));
+            }
+            return out;
+        }
+    }
 }

@@ -19,15 +19,16 @@ import org.apache.pekko.persistence.typed.javadsl.SignalHandler;
 /**
  * The journal of one orchestrator, written behind it: the orchestrator applies its events to its own
  * {@link SwarmLedger} at once and sends them here, so a turn never waits for the database; the journal
- * persists them in order (Pekko batches what arrives while a write is in flight) and says how many
- * are written. On start it recovers its ledger from the latest snapshot and the events after it,
+ * persists them in order and says how many are written. Each append is one journal entry
+ * ({@link SwarmEvent.Batch}: what accumulated at the orchestrator while the previous write was in
+ * flight), not one per event. On start it recovers its ledger from the latest snapshot and the events after it,
  * checking every event against the ledger, and gives the owner a copy of it ({@link Ready}): a corrupt
  * or foreign journal fails with the event that cannot follow, and one written by a newer build with
  * the format versions ({@link JournalFormat}), rather than resuming something else ({@link Failed}).
  *
- * <p>Every {@code snapshot-every} events it stores a snapshot of its ledger ({@link SwarmLedger.Snapshot}),
+ * <p>Every {@code snapshot-every} entries it stores a snapshot of its ledger ({@link SwarmLedger.Snapshot}),
  * on the actor system's snapshot store, keeping the {@code keep-snapshots} newest: a resume then reads
- * a snapshot and fewer than snapshot-every events, however long the swarm ran. Events are kept.
+ * a snapshot and fewer than snapshot-every entries, however long the swarm ran. Events are kept.
  *
  * <p>Appends carry their position, so the owner may send again whatever is not confirmed after the
  * journal stopped (a write that failed stops it, as Pekko does): the owner watches it and opens a new
@@ -61,7 +62,7 @@ public final class SwarmJournal extends EventSourcedBehavior<SwarmJournal.Comman
     /** The journal cannot be read or does not make a swarm: nothing was resumed. */
     public record Failed(String swarm, String reason) implements Reply {}
 
-    /** How often the journal takes a snapshot ({@code every} events, 0 = never) and how many it keeps. */
+    /** How often the journal takes a snapshot ({@code every} entries, 0 = never) and how many it keeps. */
     public record Snapshots(int every, int keep) {
         public Snapshots {
             if (every < 0) throw new IllegalArgumentException("agentswarm.swarm.journal.snapshot-every is " + every + "; use 0 (none) or more");
@@ -133,15 +134,20 @@ public final class SwarmJournal extends EventSourcedBehavior<SwarmJournal.Comman
                         return Effect().none();
                     }
                     List<SwarmEvent> fresh = a.events().subList((int) skip, a.events().size());
-                    return Effect().persist(fresh).thenRun(j -> owner.tell(new Written(swarm, j.ledger.events())));
+                    // One entry for the whole append: written, or not, as a whole (see SwarmEvent.Batch).
+                    return Effect().persist((SwarmEvent) new SwarmEvent.Batch(fresh))
+                            .thenRun(j -> owner.tell(new Written(swarm, j.ledger.events())));
                 })
                 .build();
     }
 
     @Override
     public EventHandler<Journal, SwarmEvent> eventHandler() {
-        return (journal, event) -> {
-            if (journal.refused == null) journal.ledger.apply(event); // refuses an event that cannot follow: recovery then fails
+        return (journal, entry) -> {
+            if (journal.refused != null) return journal;
+            for (SwarmEvent event : SwarmEvent.Batch.unpacked(List.of(entry))) {
+                journal.ledger.apply(event); // refuses an event that cannot follow: recovery then fails
+            }
             return journal;
         };
     }

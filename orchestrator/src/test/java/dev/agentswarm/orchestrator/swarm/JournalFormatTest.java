@@ -1,6 +1,7 @@
 package dev.agentswarm.orchestrator.swarm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,7 +18,11 @@ import org.apache.pekko.serialization.Serializers;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
-/** The journal's format version as the Jackson serializer writes and checks it, on every kind of entry a swarm journals. */
+/**
+ * The journal's format version as its serializers write and check it, on every kind of entry a swarm
+ * journals: swarm events in their own layout (and as Jackson wrote them before), snapshots and the
+ * cluster's swarm entities with Jackson.
+ */
 class JournalFormatTest {
 
     private static final ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "journal-format");
@@ -30,19 +35,38 @@ class JournalFormatTest {
 
     private static List<Object> everyKindOfEntry() {
         List<Object> entries = new java.util.ArrayList<>(SwarmLedgerTest.journalWithSteps());
+        entries.add(new SwarmEvent.Batch(SwarmLedgerTest.journalWithSteps().subList(0, 3)));
         entries.add(SwarmLedger.replay(SwarmLedgerTest.journalWithSteps().subList(0, 8)).snapshot());
         entries.add(new SwarmEntity.Submitted(dev.agentswarm.core.protocol.Task.of("t", "a question"), "{}", List.of("search")));
         entries.add(new SwarmEntity.Subscribed(system.deadLetters()));
         return entries;
     }
 
+    /** What swarm events were written with before they had a layout of their own, and journals of then hold. */
+    private static Serializer jackson() {
+        try {
+            return serialization.serializerFor(dev.agentswarm.core.protocol.ToolResult.class);
+        } catch (java.io.NotSerializableException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Test
-    void everyEventAndTheSnapshotCarryTheFormatVersionInTheirManifest() {
+    void everyEntryCarriesTheFormatVersion() {
         Set<Class<?>> seen = new HashSet<>();
         for (Object entry : everyKindOfEntry()) {
             Serializer s = serialization.findSerializerFor(entry);
-            assertEquals(entry.getClass().getName() + "#" + JournalFormat.VERSION, Serializers.manifestFor(s, entry),
-                    "no migration registered for " + entry.getClass().getName() + " in pekko.serialization.jackson.migrations");
+            if (entry instanceof SwarmEvent) { // its own layout: the version is the first byte
+                assertInstanceOf(SwarmEventSerializer.class, s, entry.getClass().getName());
+                assertEquals(JournalFormat.VERSION, serialization.serialize(entry).get()[0], entry.getClass().getName());
+            } else {
+                assertEquals(entry.getClass().getName() + "#" + JournalFormat.VERSION, Serializers.manifestFor(s, entry),
+                        "no migration registered for " + entry.getClass().getName() + " in pekko.serialization.jackson.migrations");
+            }
+            if (entry instanceof SwarmEvent && !(entry instanceof SwarmEvent.Batch)) { // as older journals hold them
+                assertEquals(entry.getClass().getName() + "#" + JournalFormat.VERSION, Serializers.manifestFor(jackson(), entry),
+                        "no migration registered for " + entry.getClass().getName() + " in pekko.serialization.jackson.migrations");
+            }
             seen.add(entry.getClass());
         }
         // Every kind of event is in the sample, so a new event type without a registered version fails here.
@@ -54,9 +78,19 @@ class JournalFormatTest {
     @Test
     void anEntryFromANewerBuildIsRefusedWithBothVersionsAndAnOlderManifestIsRead() {
         for (Object entry : everyKindOfEntry()) {
-            Serializer s = serialization.findSerializerFor(entry);
-            byte[] bytes = serialization.serialize(entry).get();
             String name = entry.getClass().getName();
+            if (entry instanceof SwarmEvent) {
+                byte[] bytes = serialization.serialize(entry).get();
+                bytes[0] = (byte) (JournalFormat.VERSION + 1);
+                Throwable refused = serialization.deserialize(bytes, SwarmEventSerializer.IDENTIFIER, "E").failed().get();
+                JournalFormat.NewerThanThisBuild newer = JournalFormat.newerFormatIn(new RuntimeException("a journal plugin's wrapper", refused));
+                assertEquals(JournalFormat.VERSION + 1, newer.found());
+                assertEquals("SwarmEvent is in journal format " + (JournalFormat.VERSION + 1) + ", and this build reads format "
+                        + JournalFormat.VERSION + " and older", newer.getMessage());
+                if (entry instanceof SwarmEvent.Batch) continue; // never written by Jackson
+            }
+            Serializer s = entry instanceof SwarmEvent ? jackson() : serialization.findSerializerFor(entry);
+            byte[] bytes = entry instanceof SwarmEvent ? s.toBinary(entry) : serialization.serialize(entry).get();
             Throwable refused = serialization.deserialize(bytes, s.identifier(), name + "#" + (JournalFormat.VERSION + 1)).failed().get();
             JournalFormat.NewerThanThisBuild newer = JournalFormat.newerFormatIn(new RuntimeException("a journal plugin's wrapper", refused));
             assertSame(refused, newer, "the check's own exception, found through a wrapper");

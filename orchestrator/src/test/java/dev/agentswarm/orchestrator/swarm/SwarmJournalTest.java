@@ -87,7 +87,8 @@ class SwarmJournalTest {
         SwarmJournal.Ready ready = ready(again);
         assertEquals(all.size(), ready.events());
         assertEquals(SwarmLedger.replay(all).view(), ready.ledger().view(), "every event, in order");
-        assertEquals(all.size(), journalKit.persistedInStorage(SwarmJournal.persistenceId("s1").id()).size());
+        assertEquals(List.of(new SwarmEvent.Batch(all.subList(0, 5)), new SwarmEvent.Batch(all.subList(5, all.size()))),
+                journalKit.persistedInStorage(SwarmJournal.persistenceId("s1").id()), "one entry per append");
     }
 
     @Test
@@ -101,7 +102,7 @@ class SwarmJournalTest {
         assertEquals(9, owner.expectMessageClass(SwarmJournal.Written.class).events());
         journal.tell(new SwarmJournal.Append(12, all.subList(12, 14))); // a gap: refused, the count says where to go on
         assertEquals(9, owner.expectMessageClass(SwarmJournal.Written.class).events());
-        assertEquals(all.subList(0, 9), journalKit.persistedInStorage(SwarmJournal.persistenceId("s2").id()));
+        assertEquals(all.subList(0, 9), SwarmEvent.Batch.unpacked(journalKit.persistedInStorage(SwarmJournal.persistenceId("s2").id())));
     }
 
     @Test
@@ -120,13 +121,14 @@ class SwarmJournalTest {
         assertEquals(SwarmLedger.replay(all.subList(0, 4)).view(), ready.ledger().view());
         journal.tell(new SwarmJournal.Append(ready.events(), all.subList((int) ready.events(), all.size())));
         assertEquals(all.size(), writtenUpTo(owner, all.size()));
-        assertEquals(all, journalKit.persistedInStorage(SwarmJournal.persistenceId("s3").id()), "each event once, in order");
+        assertEquals(all, SwarmEvent.Batch.unpacked(journalKit.persistedInStorage(SwarmJournal.persistenceId("s3").id())),
+                "each event once, in order");
     }
 
     @Test
     void aJournalThatDoesNotMakeASwarmIsRefusedNamingTheEvent() {
         List<SwarmEvent> all = events();
-        List<Object> foreign = new ArrayList<>(all.subList(0, 2));
+        List<Object> foreign = new ArrayList<>(all.subList(0, 2)); // one event per entry, as journals were written before batches
         foreign.add(new AttemptStarted(1, "c", "root/c", 1, "run:root/c", false)); // c before a and b answered
         journalKit.persistForRecovery(SwarmJournal.persistenceId("s4").id(), foreign);
         TestProbe<SwarmJournal.Reply> owner = kit.createTestProbe();
@@ -155,11 +157,12 @@ class SwarmJournalTest {
                 writtenUpTo(owner, Math.min(n, from + 2));
             }
             kit.stop(journal);
-            int last = n / 4 * 4; // a snapshot at every fourth event; the two newest are kept
+            int entries = (n + 1) / 2; // each append is one journal entry
+            int last = entries / 4 * 4; // a snapshot at every fourth entry; the two newest are kept
             List<Long> kept = last == 0 ? List.of() : last == 4 ? List.of(4L) : List.of((long) last - 4, (long) last);
             int events = n;
             owner.awaitAssert(Duration.ofSeconds(5), () -> {
-                assertEquals(kept, snapshotsOf(swarm), "snapshots after " + events + " events");
+                assertEquals(kept, snapshotsOf(swarm), "snapshots after " + events + " events in " + entries + " entries");
                 return null;
             });
 
@@ -176,6 +179,7 @@ class SwarmJournalTest {
         List<SwarmEvent> all = SwarmLedgerTest.journalWithSteps();
         int at = 9;
         // Events 1..9 here could never be replayed (nine round ends, no round): only the snapshot after them can be read.
+        // One event per entry, as journals were written before batches.
         List<Object> stored = new ArrayList<>();
         for (int i = 0; i < at; i++) stored.add(new SwarmEvent.RoundEnded(7));
         stored.addAll(all.subList(at, all.size()));

@@ -245,7 +245,7 @@ class SwarmLedgerTest {
             Serialization serialization = SerializationExtension.get(system.classicSystem());
             for (SwarmEvent e : journal()) {
                 Serializer s = serialization.findSerializerFor(e);
-                assertEquals("JacksonCborSerializer", s.getClass().getSimpleName(), e.getClass().getSimpleName());
+                assertEquals("SwarmEventSerializer", s.getClass().getSimpleName(), e.getClass().getSimpleName());
                 byte[] bytes = serialization.serialize(e).get();
                 assertEquals(e, serialization.deserialize(bytes, s.identifier(), e.getClass().getName()).get());
             }
