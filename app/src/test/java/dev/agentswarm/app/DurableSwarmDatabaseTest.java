@@ -78,9 +78,7 @@ class DurableSwarmDatabaseTest {
     void onPostgres() throws Exception {
         assumeTrue(PostgresServer.available() || PostgresServer.required(), "PostgreSQL is not installed (bin/test installs it)");
         try (PostgresServer db = PostgresServer.start()) {
-            Config pg = ConfigFactory.parseString("agentswarm.persistence.database = postgres\n"
-                    + "pekko-persistence-jdbc.shared-databases.slick { profile = \"slick.jdbc.PostgresProfile$\", db { url = \""
-                    + db.jdbcUrl() + "\", user = \"" + PostgresServer.USER + "\", password = \"\", driver = \"org.postgresql.Driver\" } }")
+            Config pg = ConfigFactory.parseString(db.journalConfig())
                     .withFallback(SwarmNode.loadConfig(null));
             onJournal(pg, DurableSwarmDatabaseTest::everyCrashPoint);
         }
@@ -97,9 +95,7 @@ class DurableSwarmDatabaseTest {
         assumeTrue(PostgresServer.available() || PostgresServer.required(), "PostgreSQL is not installed (bin/test installs it)");
         try (PostgresServer db = PostgresServer.start()) {
             Config cfg = ConfigFactory.parseString("pekko.actor.provider = local\n"
-                    + "agentswarm.persistence.database = postgres\n"
-                    + "pekko-persistence-jdbc.shared-databases.slick { profile = \"slick.jdbc.PostgresProfile$\", db { url = \""
-                    + db.jdbcUrl() + "\", user = \"" + PostgresServer.USER + "\", password = \"\", driver = \"org.postgresql.Driver\" } }")
+                    + db.journalConfig())
                     .withFallback(SwarmNode.loadConfig(null)).withFallback(EpisodeHarness.TEST_CONFIG).resolve();
             ActorTestKit kit = ActorTestKit.create("durable-db-down", cfg);
             try {

@@ -388,9 +388,7 @@ class JournalDatabaseTest {
         assumeTrue(PostgresServer.available() || PostgresServer.required(), "PostgreSQL is not installed (bin/test installs it)");
         try (PostgresServer db = PostgresServer.start()) {
             Config config = JournalDatabase.settings(node(
-                    "agentswarm.persistence.database = postgres\n"
-                            + "pekko-persistence-jdbc.shared-databases.slick { profile = \"slick.jdbc.PostgresProfile$\", db { url = \""
-                            + db.jdbcUrl() + "\", user = \"" + PostgresServer.USER + "\", password = \"\", driver = \"org.postgresql.Driver\" } }"),
+                    db.journalConfig()),
                     Path.of("unused"));
             assertEquals(JournalDatabase.Kind.POSTGRES, JournalDatabase.kind(config));
             SwarmLedger.View recovered = journalThenRecover(config);

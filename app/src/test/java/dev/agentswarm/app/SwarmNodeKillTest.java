@@ -49,9 +49,7 @@ class SwarmNodeKillTest {
         Files.writeString(script, ResumeCliTest.script());
         try (PostgresServer db = PostgresServer.start()) {
             Path pg = dir.resolve("journal.conf");
-            Files.writeString(pg, "agentswarm.persistence.database = postgres\n"
-                    + "pekko-persistence-jdbc.shared-databases.slick { profile = \"slick.jdbc.PostgresProfile$\", db { url = \""
-                    + db.jdbcUrl() + "\", user = \"" + PostgresServer.USER + "\", password = \"\", driver = \"org.postgresql.Driver\" } }\n"
+            Files.writeString(pg, db.journalConfig()
                     + "agentswarm.swarm.max-parallel = 2\n");
             List<String> jvm = List.of("-Xmx384m", "-XX:+UseSerialGC");
             List<NodeProcess> nodes = new ArrayList<>();

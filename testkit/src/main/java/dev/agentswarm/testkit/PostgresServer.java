@@ -139,6 +139,13 @@ public final class PostgresServer implements AutoCloseable {
         terminate();
     }
 
+    /** The journal settings (HOCON) of agentswarm's durable swarms on this server's database. */
+    public String journalConfig() {
+        return "agentswarm.persistence.database = postgres\n"
+                + "pekko-persistence-jdbc.shared-databases.slick { profile = \"slick.jdbc.PostgresProfile$\", db { url = \""
+                + jdbcUrl() + "\", user = \"" + USER + "\", password = \"\", driver = \"org.postgresql.Driver\" } }\n";
+    }
+
     /** Starts the stopped server again on its port, with its data; returns once it accepts connections. */
     public synchronized void restart() throws IOException, InterruptedException {
         if (server.isAlive()) throw new IllegalStateException("the server on port " + port + " is running");

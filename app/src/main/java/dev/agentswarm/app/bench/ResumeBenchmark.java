@@ -73,15 +73,8 @@ public final class ResumeBenchmark {
     private static final Task TASK = Task.of("resume", "Run the swarm");
 
     static Config config(Settings s, Path runDir) {
-        Config c = ConfigFactory.parseString("""
-                agentswarm.swarm.max-subagents = %d
-                agentswarm.swarm.max-parallel = %d
-                agentswarm.swarm.max-turns = 100000000
-                agentswarm.swarm.max-tokens = 1000000000
-                agentswarm.swarm.deadline = 10 minutes
-                agentswarm.swarm.journal.snapshot-every = %d
-                agentswarm.episode.max-turns = %d
-                """.formatted(s.subAgents(), s.subAgents(), s.snapshotEvery(), s.turns() + 2)).withFallback(SwarmNode.loadConfig(null)).resolve();
+        Config c = SwarmBenchmark.config(s.subAgents(), s.turns(),
+                ConfigFactory.parseString("agentswarm.swarm.journal.snapshot-every = " + s.snapshotEvery()));
         return JournalDatabase.settings(c, runDir);
     }
 

@@ -141,15 +141,23 @@ public final class SwarmBenchmark {
         };
     }
 
-    public static Map<String, Object> run(Settings s, Consumer<String> log) throws Exception {
-        Config config = ConfigFactory.parseString("""
+    /**
+     * A bench swarm's settings: {@code subAgents} at once, each of {@code turns} tool turns and its answer,
+     * no budget in the way; {@code more} over them.
+     */
+    static Config config(int subAgents, int turns, Config more) {
+        return more.withFallback(ConfigFactory.parseString("""
                 agentswarm.swarm.max-subagents = %d
                 agentswarm.swarm.max-parallel = %d
                 agentswarm.swarm.max-turns = 100000000
                 agentswarm.swarm.max-tokens = 1000000000
                 agentswarm.swarm.deadline = 10 minutes
                 agentswarm.episode.max-turns = %d
-                """.formatted(s.subAgents(), s.subAgents(), s.turns() + 2)).withFallback(SwarmNode.loadConfig(null)).resolve();
+                """.formatted(subAgents, subAgents, turns + 2))).withFallback(SwarmNode.loadConfig(null)).resolve();
+    }
+
+    public static Map<String, Object> run(Settings s, Consumer<String> log) throws Exception {
+        Config config = config(s.subAgents(), s.turns(), ConfigFactory.empty());
         Path journalDir = s.journaled() ? Files.createTempDirectory("swarm-bench-journal") : null;
         if (journalDir != null) config = JournalDatabase.settings(config, journalDir);
         WorkTool work = new WorkTool(s.toolMs(), s.blockingTool());
