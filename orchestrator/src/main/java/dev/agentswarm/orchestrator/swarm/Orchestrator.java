@@ -181,9 +181,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                         // A journal that does not make this swarm: nothing is resumed, nothing overwritten.
                         String why = ((SwarmJournal.Failed) f.reply()).reason();
                         trace.emit(trace.event(place.agent(), "journal_refused").put("error", why));
-                        replyTo.tell(new SwarmResult(place.agent(), null, StopReason.CRASHED, why,
-                                Trajectory.notRun(episodeId(place, 1), place.runId(), task.id(), StopReason.CRASHED, why), List.of(),
-                                List.of(), null, new SwarmResult.Metrics(0, 0, 0, 0, 0, 0, 0, 0, 0), null));
+                        replyTo.tell(SwarmResult.withoutRun(place.agent(), episodeId(place, 1), place.runId(), task.id(), null,
+                                StopReason.CRASHED, why, null, new SwarmResult.Metrics(0, 0, 0, 0, 0, 0, 0, 0, 0)));
                         return Behaviors.stopped();
                     })
                     .onAnyMessage(m -> {
@@ -246,10 +245,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         SwarmEvent.SwarmEnded end = ledger.ended();
         if (end != null) { // it had finished: the answer is in the journal
             finished = true;
-            replyTo.tell(new SwarmResult(place.agent(), end.answer(), end.stopReason(), end.error(),
-                    Trajectory.notRun(ownEpisodeId, place.runId(), task.id(), end.stopReason(), end.error()), List.of(), List.of(),
-                    ledger.exhausted(), new SwarmResult.Metrics(0, 0, 0, 0, 0, ledger.subAgents(), ledger.turns(), ledger.tokens(),
-                    ledger.rounds().size()), null));
+            replyTo.tell(SwarmResult.withoutRun(place.agent(), ownEpisodeId, place.runId(), task.id(), end.answer(), end.stopReason(),
+                    end.error(), ledger.exhausted(), new SwarmResult.Metrics(0, 0, 0, 0, 0, ledger.subAgents(), ledger.turns(),
+                    ledger.tokens(), ledger.rounds().size())));
             return Behaviors.stopped();
         }
         for (SwarmLedger.Round r : ledger.rounds()) rounds.add(new SpawnRound(r.state(), r.turn(), null, r.agents()));

@@ -40,6 +40,17 @@ public record SwarmResult(String agent, String answer, StopReason stopReason, St
     public record Metrics(long criticalSteps, long totalSteps, double parallelism, long wallNanos, long serialNanos,
                           int subAgents, long turns, long tokens, int rounds) {}
 
+    /**
+     * A result for which nothing ran: a journal that was refused, or a finished swarm answering from its
+     * journal ({@code answer} and counts from there). Its orchestrator trajectory is empty, named by
+     * {@code episodeId} of run {@code runId} on task {@code taskId}.
+     */
+    public static SwarmResult withoutRun(String agent, String episodeId, String runId, String taskId, String answer,
+                                         StopReason stopReason, String error, String budgetExhausted, Metrics metrics) {
+        return new SwarmResult(agent, answer, stopReason, error, Trajectory.notRun(episodeId, runId, taskId, stopReason, error),
+                List.of(), List.of(), budgetExhausted, metrics, null);
+    }
+
     /** Whether the orchestrator answered. */
     public boolean answered() {
         return answer != null;
