@@ -29,6 +29,21 @@ public final class SwarmRun {
 
     private SwarmRun() {}
 
+    /**
+     * The run id a journaled swarm of {@code runDir} goes by: {@link #RUN_ID} in the folder's own H2
+     * journal; in a database that many runs share (PostgreSQL) an id of its own, kept in
+     * {@code runDir/run-id} so that {@code --resume} finds the same swarm and no two runs share a journal.
+     */
+    public static String runId(Path runDir, boolean sharedJournal) throws java.io.IOException {
+        if (!sharedJournal) return RUN_ID;
+        Path file = runDir.resolve("run-id");
+        if (Files.exists(file)) return Files.readString(file).strip();
+        String id = ClusterSwarms.newRunId();
+        Files.createDirectories(runDir);
+        Files.writeString(file, id + "\n");
+        return id;
+    }
+
     public record Outcome(SwarmResult result, Path trace, Path html) {}
 
     /**
@@ -79,12 +94,18 @@ public final class SwarmRun {
      */
     public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener,
                               boolean durable) throws Exception {
+        return run(node, settings, task, runDir, listener, durable, RUN_ID);
+    }
+
+    /** The same, as run {@code runId} (see {@link #runId}). */
+    public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener,
+                              boolean durable, String runId) throws Exception {
         Path tracePath = runDir.resolve("trace.jsonl");
         CompletableFuture<SwarmResult> done = new CompletableFuture<>();
         SwarmResult result;
         try (SwarmTrace trace = SwarmTrace.toFile(tracePath, listener, durable && Files.exists(tracePath));
              TrajectoryFile trajectories = durable ? TrajectoryFile.open(runDir.resolve("trajectories.jsonl")) : null) {
-            start(node, settings, RUN_ID, task, trace, trajectories, done);
+            start(node, settings, runId, task, trace, trajectories, done);
             long limit = settings.budget().deadline().plus(settings.lostAfter()).plusSeconds(30).toMillis();
             result = done.get(limit, TimeUnit.MILLISECONDS);
         }

@@ -159,6 +159,39 @@ class ResumeCliTest {
     }
 
     @Test
+    void runsOnOneSharedPostgresDatabaseKeepAJournalEach(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.agentswarm.testkit.PostgresServer.available()
+                || dev.agentswarm.testkit.PostgresServer.required(), "PostgreSQL is not installed (bin/test installs it)");
+        Path script = dir.resolve("swarm.json");
+        Files.writeString(script, SwarmCliTest.SCRIPT);
+        try (dev.agentswarm.testkit.PostgresServer db = dev.agentswarm.testkit.PostgresServer.start()) {
+            Path conf = dir.resolve("journal.conf");
+            Files.writeString(conf, db.journalConfig());
+            for (String run : List.of("first", "second")) {
+                CliTest.Result r = CliTest.swarm("run", "What is (2 + 3) + 4 * 5?", "--script", script.toString(), "--config",
+                        conf.toString(), "--run-dir", dir.resolve(run).toString(), "--json");
+                assertEquals(0, r.exit(), r.err());
+                assertEquals("25", r.json().path("answer").asText());
+                // Ran, not answered from another run's journal: its sub-agents took turns now.
+                assertTrue(r.json().path("metrics").path("wall_ms").asDouble() > 0, run + " ran its swarm: " + r.json());
+            }
+            assertTrue(Files.exists(dir.resolve("first").resolve("run-id")));
+            assertFalse(Files.readString(dir.resolve("first").resolve("run-id")).equals(Files.readString(dir.resolve("second").resolve("run-id"))),
+                    "each run folder has its own run id");
+            JsonNode listed = CliTest.swarm("runs", "--config", conf.toString(), "--json").json().path("swarms");
+            assertEquals(2, listed.size(), "two swarms in the database: " + listed);
+            CliTest.Result again = CliTest.swarm("run", "--resume", dir.resolve("first").toString(), "--script", script.toString(),
+                    "--config", conf.toString(), "--json");
+            assertEquals(0, again.exit(), again.err());
+            assertEquals("25", again.json().path("answer").asText(), "the first run's swarm answers from its own journal");
+            assertEquals(0.0, again.json().path("metrics").path("wall_ms").asDouble(), "nothing ran again");
+            CliTest.Result noId = CliTest.swarm("run", "--resume", dir.resolve("first").toString(), "--script", script.toString(),
+                    "--json");
+            assertEquals(2, noId.exit(), "an H2 resume of a folder journaled on PostgreSQL: " + noId.err());
+        }
+    }
+
+    @Test
     void resumingAFolderWithoutAJournalSaysSo(@TempDir Path dir) throws IOException {
         Path script = dir.resolve("swarm.json");
         Files.writeString(script, SwarmCliTest.SCRIPT);

@@ -218,6 +218,10 @@ public final class RunCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--resume: " + dir + " has no journal (journal.mv.db): it was run with --no-journal,"
                         + " or with another journal database (give its --config)");
             }
+            if (resume != null && JournalDatabase.kind(cfg) != JournalDatabase.Kind.H2 && !Files.exists(dir.resolve("run-id"))) {
+                throw new IllegalArgumentException("--resume: " + dir + " has no run-id: its swarm was not journaled in a shared database"
+                        + " (it ran with --no-journal, or with its own H2 journal: give no --config of a shared one)");
+            }
             JournalDatabase.check(cfg);
         }
         RunRecorder recorder = recording != null || resume != null ? null : new RunRecorder(dir.resolve("recording.jsonl"));
@@ -231,7 +235,9 @@ public final class RunCommand implements Callable<Integer> {
             return new EpisodeServices(recorder == null ? policy : recorder.wrap(policy), episodeTools);
         }, join)) {
             if (durable) JournalDatabase.createSchema(node.system(), journalConfig);
-            outcome = SwarmRun.run(node, settings, Task.of("task-1", task), dir, view, durable);
+            // In a shared database (PostgreSQL) every run folder's swarm has a journal of its own.
+            String runId = SwarmRun.runId(dir, durable && JournalDatabase.kind(journalConfig) != JournalDatabase.Kind.H2);
+            outcome = SwarmRun.run(node, settings, Task.of("task-1", task), dir, view, durable, runId);
         } finally {
             view.close();
             if (recorder != null) recorder.close();
