@@ -12,10 +12,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -88,8 +88,7 @@ public final class ClusterSwarms {
 
     /** A new swarm's run id, unique across the cluster: {@code swarm-20261126-171500-3fa2}. */
     public static String newRunId() {
-        return "swarm-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-"
-                + String.format("%04x", ThreadLocalRandom.current().nextInt(0x10000));
+        return RunDirs.stamped("swarm") + "-" + String.format("%04x", ThreadLocalRandom.current().nextInt(0x10000));
     }
 
     /** What a client saw of a swarm: where it ran (every node, in order) and its answer. */
@@ -104,9 +103,9 @@ public final class ClusterSwarms {
     public static Outcome run(SwarmNode node, String runId, Task task, Config swarmConfig, List<String> tools,
                               Consumer<ObjectNode> progress, Consumer<SwarmEntity.Accepted> accepted, Duration limit)
             throws TimeoutException, InterruptedException {
-        CompletableFuture<SwarmEntity.Finished> done = new CompletableFuture<>();
-        CompletableFuture<SwarmEntity.Unknown> unknown = new CompletableFuture<>();
-        List<String> nodes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        // Finished, or Unknown for an attach to a run id with no swarm.
+        CompletableFuture<SwarmEntity.Update> ended = new CompletableFuture<>();
+        List<String> nodes = new CopyOnWriteArrayList<>();
         ActorRef<SwarmEntity.Update> client = node.system().systemActorOf(Behaviors.receive(SwarmEntity.Update.class)
                 .onMessage(SwarmEntity.Accepted.class, a -> {
                     if (nodes.isEmpty() || !nodes.get(nodes.size() - 1).equals(a.node())) {
@@ -119,33 +118,31 @@ public final class ClusterSwarms {
                     progress.accept((ObjectNode) Json.parse(p.event()));
                     return Behaviors.same();
                 })
-                .onMessage(SwarmEntity.Finished.class, f -> {
-                    done.complete(f);
-                    return Behaviors.stopped();
-                })
-                .onMessage(SwarmEntity.Unknown.class, u -> {
-                    unknown.complete(u);
+                .onAnyMessage(end -> {
+                    ended.complete(end);
                     return Behaviors.stopped();
                 })
                 .build(), "swarm-client-" + runId + "-" + System.nanoTime(), Props.empty());
         SwarmEntity.Command request = task == null ? new SwarmEntity.Attach(client)
                 : new SwarmEntity.Start(task, SwarmEntity.clientConfig(swarmConfig), tools, client);
-        ActorRef<ShardingEnvelope<SwarmEntity.Command>> region = node.swarmRegion();
         long deadline = System.nanoTime() + limit.toNanos();
-        // The client actor stops itself with the answer; a client that gives up leaves it to its node's end.
+        // Sent again until a node accepts it; the client actor stops itself at the end (one that gives up stays to its node's end).
         while (true) {
-            if (nodes.isEmpty()) region.tell(new ShardingEnvelope<>(runId, request));
+            if (nodes.isEmpty()) node.swarmRegion().tell(new ShardingEnvelope<>(runId, request));
+            SwarmEntity.Update end;
             try {
-                return new Outcome(done.get(2, TimeUnit.SECONDS), List.copyOf(nodes));
-            } catch (java.util.concurrent.TimeoutException e) {
-                if (unknown.isDone()) throw new IllegalArgumentException(unknown.getNow(null).reason());
+                end = ended.get(2, TimeUnit.SECONDS);
+            } catch (TimeoutException e) {
                 if (System.nanoTime() > deadline) {
                     throw new TimeoutException("swarm " + runId + " did not answer within " + limit.toSeconds() + " s"
                             + (nodes.isEmpty() ? " and no orchestrator node accepted it" : "; it ran on " + nodes));
                 }
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw new IllegalStateException(e.getCause());
+                continue;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e.getCause()); // never completed exceptionally
             }
+            if (end instanceof SwarmEntity.Unknown u) throw new IllegalArgumentException(u.reason());
+            return new Outcome((SwarmEntity.Finished) end, List.copyOf(nodes));
         }
     }
 }

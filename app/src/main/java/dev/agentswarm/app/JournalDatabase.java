@@ -71,6 +71,11 @@ public final class JournalDatabase {
         return config.getString(DB + ".url");
     }
 
+    /** A connection to the journal database as configured (its URL, user and password). */
+    public static Connection connect(Config config) throws SQLException {
+        return DriverManager.getConnection(url(config), config.getString(DB + ".user"), config.getString(DB + ".password"));
+    }
+
     /**
      * Checks that the database answers, within {@code agentswarm.persistence.connect-timeout}, before a
      * swarm starts on it: a clear error naming the database rather than a journal failure later.
@@ -80,7 +85,7 @@ public final class JournalDatabase {
         if (url.isBlank()) throw new IllegalStateException("no journal database: " + DB + ".url is empty (an H2 journal needs a run folder)");
         Duration limit = config.getDuration("agentswarm.persistence.connect-timeout");
         DriverManager.setLoginTimeout((int) Math.max(1, limit.toSeconds()));
-        try (Connection c = DriverManager.getConnection(url, config.getString(DB + ".user"), config.getString(DB + ".password"))) {
+        try (Connection c = connect(config)) {
             if (!c.isValid((int) Math.max(1, limit.toSeconds()))) throw new SQLException("the connection is not valid");
         } catch (SQLException e) {
             throw new IllegalStateException("the journal database " + redacted(url) + " does not answer: " + e.getMessage()
@@ -122,7 +127,7 @@ public final class JournalDatabase {
      */
     public static void checkSchema(Config config) {
         String url = url(config);
-        try (Connection c = DriverManager.getConnection(url, config.getString(DB + ".user"), config.getString(DB + ".password"))) {
+        try (Connection c = connect(config)) {
             DatabaseMetaData meta = c.getMetaData();
             for (String path : TABLES) {
                 Config table = config.getConfig(path);

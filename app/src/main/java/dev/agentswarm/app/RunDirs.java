@@ -12,6 +12,11 @@ public final class RunDirs {
     private RunDirs() {}
 
     public static Path timestamped(String kind) {
-        return Path.of("runs", kind + "-" + LocalDateTime.now().format(STAMP));
+        return Path.of("runs", stamped(kind));
+    }
+
+    /** {@code kind-<date>-<time>}, e.g. {@code swarm-20261126-171500}. */
+    public static String stamped(String kind) {
+        return kind + "-" + LocalDateTime.now().format(STAMP);
     }
 }

@@ -55,10 +55,8 @@ public final class SwarmJournals {
 
     /** The swarms of a shared journal database (PostgreSQL), as configured. */
     public static List<Swarm> inDatabase(Config config, Serialization serialization) throws SQLException {
-        String db = JournalDatabase.DB;
-        try (Connection c = DriverManager.getConnection(config.getString(db + ".url"), config.getString(db + ".user"),
-                config.getString(db + ".password"))) {
-            return read(c, JournalDatabase.redacted(config.getString(db + ".url")), serialization);
+        try (Connection c = JournalDatabase.connect(config)) {
+            return read(c, JournalDatabase.redactedUrl(config), serialization);
         }
     }
 

@@ -20,7 +20,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A swarm run's trajectory file ({@code trajectories.jsonl} in its run folder) as its orchestrators'
@@ -32,7 +33,7 @@ import java.util.logging.Logger;
  */
 public final class TrajectoryFile implements TrajectoryStore, AutoCloseable {
 
-    private static final Logger LOG = Logger.getLogger(TrajectoryFile.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(TrajectoryFile.class);
 
     private final Path file;
     private final String prefix;
@@ -112,7 +113,7 @@ public final class TrajectoryFile implements TrajectoryStore, AutoCloseable {
             while (buffer.hasRemaining()) channel.write(buffer);
             offsets.put(t.episodeId(), at);
         } catch (IOException | RuntimeException e) {
-            LOG.warning("cannot append the trajectory of " + t.episodeId() + " to " + file + ": " + e);
+            LOG.warn("cannot append the trajectory of {} to {}: {}", t.episodeId(), file, e.toString());
         } finally {
             pending.remove(t.episodeId(), t);
         }
@@ -140,7 +141,7 @@ public final class TrajectoryFile implements TrajectoryStore, AutoCloseable {
     public void close() throws IOException {
         writer.shutdown();
         try {
-            if (!writer.awaitTermination(30, TimeUnit.SECONDS)) LOG.warning("trajectories still queued for " + file + " after 30 s");
+            if (!writer.awaitTermination(30, TimeUnit.SECONDS)) LOG.warn("trajectories still queued for {} after 30 s", file);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -18,7 +18,6 @@ import dev.agentswarm.testkit.EpisodeHarness;
 import dev.agentswarm.testkit.PostgresServer;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -45,9 +44,7 @@ class DurableSwarmDatabaseTest {
         Config cfg = ConfigFactory.parseString("pekko.actor.provider = local").withFallback(journal)
                 .withFallback(EpisodeHarness.TEST_CONFIG).resolve();
         ActorTestKit kit = ActorTestKit.create("durable-db", cfg);
-        String url = JournalDatabase.url(cfg);
-        try (Connection reader = DriverManager.getConnection(url, cfg.getString(JournalDatabase.DB + ".user"),
-                cfg.getString(JournalDatabase.DB + ".password"))) {
+        try (Connection reader = JournalDatabase.connect(cfg)) {
             JournalDatabase.createSchema(kit.system(), cfg);
             Serialization serialization = SerializationExtension.get(kit.system().classicSystem());
             body.run(new DurableSwarmScenario(kit, run -> {

@@ -27,7 +27,6 @@ import dev.agentswarm.testkit.PostgresServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -209,18 +208,17 @@ class JournalDatabaseTest {
     }
 
     private static long snapshotCount(Config config, String swarm) throws java.sql.SQLException {
-        try (Connection c = DriverManager.getConnection(JournalDatabase.url(config), config.getString(JournalDatabase.DB + ".user"),
-                config.getString(JournalDatabase.DB + ".password")); var rs = c.createStatement().executeQuery(
-                "SELECT count(*) FROM \"snapshot\" WHERE \"persistence_id\" = 'swarm|" + swarm + "'")) {
-            rs.next();
-            return rs.getLong(1);
-        }
+        return ofSnapshots(config, swarm, "count(*)");
     }
 
     private static long newestSnapshot(Config config, String swarm) throws java.sql.SQLException {
-        try (Connection c = DriverManager.getConnection(JournalDatabase.url(config), config.getString(JournalDatabase.DB + ".user"),
-                config.getString(JournalDatabase.DB + ".password")); var rs = c.createStatement().executeQuery(
-                "SELECT max(\"sequence_number\") FROM \"snapshot\" WHERE \"persistence_id\" = 'swarm|" + swarm + "'")) {
+        return ofSnapshots(config, swarm, "max(\"sequence_number\")");
+    }
+
+    /** {@code aggregate} over swarm {@code swarm}'s rows of the snapshot table. */
+    private static long ofSnapshots(Config config, String swarm, String aggregate) throws java.sql.SQLException {
+        try (Connection c = JournalDatabase.connect(config); var rs = c.createStatement().executeQuery(
+                "SELECT " + aggregate + " FROM \"snapshot\" WHERE \"persistence_id\" = 'swarm|" + swarm + "'")) {
             rs.next();
             return rs.getLong(1);
         }
@@ -248,8 +246,7 @@ class JournalDatabaseTest {
 
     private static Connection h2(Config config) {
         try {
-            return DriverManager.getConnection(JournalDatabase.url(config), config.getString(JournalDatabase.DB + ".user"),
-                    config.getString(JournalDatabase.DB + ".password"));
+            return JournalDatabase.connect(config);
         } catch (java.sql.SQLException e) {
             throw new IllegalStateException(e);
         }

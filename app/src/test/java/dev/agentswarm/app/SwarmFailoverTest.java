@@ -20,7 +20,6 @@ import dev.agentswarm.workers.EpisodeServices;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -99,10 +98,8 @@ class SwarmFailoverTest {
                 }
             });
 
-            String url = JournalDatabase.url(hostConfig);
             Serialization serialization = SerializationExtension.get(client.system().classicSystem());
-            try (Connection reader = DriverManager.getConnection(url, hostConfig.getString(JournalDatabase.DB + ".user"),
-                    hostConfig.getString(JournalDatabase.DB + ".password"))) {
+            try (Connection reader = JournalDatabase.connect(hostConfig)) {
                 // Mid-round: at least half the sub-agents answered, not all.
                 long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                 while (answered(journal(reader, serialization)) < DurableSwarmScenario.N / 2) {

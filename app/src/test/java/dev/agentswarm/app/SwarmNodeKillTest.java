@@ -164,8 +164,7 @@ class SwarmNodeKillTest {
         Config cfg = ConfigFactory.parseString("pekko.actor.provider = local").withFallback(ConfigFactory.parseFile(journalConf.toFile()))
                 .withFallback(SwarmNode.loadConfig(null)).resolve();
         ActorTestKit kit = ActorTestKit.create("read-journal", cfg);
-        try (Connection c = java.sql.DriverManager.getConnection(JournalDatabase.url(cfg), cfg.getString(JournalDatabase.DB + ".user"),
-                cfg.getString(JournalDatabase.DB + ".password"))) {
+        try (Connection c = JournalDatabase.connect(cfg)) {
             List<SwarmEvent> events = SwarmJournals.events(c, SwarmJournal.persistenceId(runId + ":root").id(),
                     SerializationExtension.get(kit.system().classicSystem()));
             return DurableSwarmScenario.doneAgents(events);

@@ -10,6 +10,7 @@ import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.ToolSpec;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.context.TokenCounter;
+import dev.agentswarm.core.tool.ForwardingTool;
 import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolContext;
 import dev.agentswarm.core.tool.ToolRegistry;
@@ -94,22 +95,7 @@ public final class RunRecorder implements AutoCloseable {
     }
 
     private Tool recording(Tool inner) {
-        return new Tool() {
-            @Override
-            public ToolSpec spec() {
-                return inner.spec();
-            }
-
-            @Override
-            public boolean idempotent(JsonNode arguments) {
-                return inner.idempotent(arguments);
-            }
-
-            @Override
-            public void release(String episodeId) {
-                inner.release(episodeId);
-            }
-
+        return new ForwardingTool(inner) {
             @Override
             public CompletionStage<String> invoke(JsonNode arguments, ToolContext ctx) {
                 CompletableFuture<String> out;

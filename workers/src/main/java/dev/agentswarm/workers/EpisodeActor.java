@@ -181,11 +181,16 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
      * A crash or a stop still releases the episode's database or index, and its sandbox session;
      * a stop from outside (a worker giving the episode back) also frees its model slot and tools.
      */
-    private Behavior<Command> released() {
+    /** Nothing this episode waits for is wanted any more: its deadline, the policy, the journal, the tools. */
+    private void stopWaiting() {
         deadline.cancel();
         if (pendingPolicy != null) pendingPolicy.cancel(true);
         if (pendingRecord != null) pendingRecord.cancel(true);
         for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
+    }
+
+    private Behavior<Command> released() {
+        stopWaiting();
         closeEnvironment();
         setup.executor.release(request.episodeId());
         return Behaviors.same();
@@ -500,10 +505,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private Behavior<Command> finish(StopReason reason, String answer, String error) {
-        deadline.cancel();
-        if (pendingPolicy != null) pendingPolicy.cancel(true);
-        if (pendingRecord != null) pendingRecord.cancel(true);
-        for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
+        stopWaiting();
         EpisodeStats stats = new EpisodeStats(policyTurns, toolCalls, toolSuccesses, formatErrors, promptTokens,
                 completionTokens, System.nanoTime() - startNanos);
         Trajectory done = new Trajectory(request.episodeId(), request.groupId(), request.task().id(), prompt, turns, answer,

@@ -10,16 +10,9 @@ import dev.agentswarm.app.SwarmRun;
 import dev.agentswarm.app.cli.Report;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.policy.Policy;
-import dev.agentswarm.core.protocol.Completion;
-import dev.agentswarm.core.protocol.CompletionRequest;
-import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.Task;
-import dev.agentswarm.core.protocol.ToolSpec;
 import dev.agentswarm.core.tool.FinishTool;
-import dev.agentswarm.core.tool.Tool;
-import dev.agentswarm.core.tool.ToolContext;
 import dev.agentswarm.core.tool.ToolRegistry;
-import dev.agentswarm.core.tool.ToolSpecs;
 import dev.agentswarm.orchestrator.swarm.Orchestrator;
 import dev.agentswarm.orchestrator.swarm.RoundState;
 import dev.agentswarm.orchestrator.swarm.SwarmEvent;
@@ -37,8 +30,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -78,69 +69,9 @@ public final class ResumeBenchmark {
         return JournalDatabase.settings(c, runDir);
     }
 
-    /**
-     * A tool that answers at once: the sub-agents' turns cost the journal, not a wait. It may run again
-     * after a crash, so a turn records its completion with its results, one event per turn.
-     */
-    private static final class Step implements Tool {
-        private static final ToolSpec SPEC = ToolSpecs.oneString("work", "Does one step of work.", "step", "Which step.");
-
-        @Override
-        public ToolSpec spec() {
-            return SPEC;
-        }
-
-        @Override
-        public boolean idempotent(com.fasterxml.jackson.databind.JsonNode arguments) {
-            return true;
-        }
-
-        @Override
-        public java.util.concurrent.CompletionStage<String> invoke(com.fasterxml.jackson.databind.JsonNode arguments, ToolContext context) {
-            return CompletableFuture.completedFuture("done " + ToolSpecs.string(arguments, "step"));
-        }
-    }
-
-    private static Completion text(CompletionRequest req, String text) {
-        int prompt = 0;
-        for (Message m : req.messages()) prompt += m.content().length() / 4;
-        return Completion.ofText(text, prompt, Math.max(1, text.length() / 4));
-    }
-
-    /**
-     * The script: the root plans every sub-agent, then finishes with the number of answers; a sub-agent
-     * makes {@code turns} tool calls, then answers. {@code atNextTurn} decides what a sub-agent past its
-     * recorded turns gets: an answer, or (while the first process runs) a completion that never comes.
-     */
-    private static Policy script(Settings s, java.util.function.BiFunction<Integer, CompletionRequest, CompletableFuture<Completion>> atNextTurn) {
-        StringBuilder plan = new StringBuilder("<tool_call>{\"name\": \"spawn_subagents\", \"arguments\": {\"subtasks\": [");
-        for (int i = 0; i < s.subAgents(); i++) {
-            if (i > 0) plan.append(", ");
-            plan.append("{\"id\": \"s").append(i).append("\", \"goal\": \"Do ").append(s.turns()).append(" steps\", \"tools\": [\"work\"]}");
-        }
-        String spawn = plan.append("]}}</tool_call>").toString();
-        return req -> {
-            String agent = Orchestrator.agentOf(req.episodeId());
-            if (agent.equals("root")) {
-                if (req.turn() == 1) return CompletableFuture.completedFuture(text(req, spawn));
-                String obs = req.messages().get(req.messages().size() - 1).content();
-                int answers = obs.split("answer: finished", -1).length - 1;
-                return CompletableFuture.completedFuture(text(req,
-                        "<tool_call>{\"name\": \"finish\", \"arguments\": {\"answer\": \"" + answers + " answers\"}}</tool_call>"));
-            }
-            int i = Integer.parseInt(agent.substring(agent.lastIndexOf('/') + 2));
-            if (req.turn() <= s.turns()) {
-                return CompletableFuture.completedFuture(text(req,
-                        "<tool_call>{\"name\": \"work\", \"arguments\": {\"step\": \"" + req.turn() + "\"}}</tool_call>"));
-            }
-            return atNextTurn.apply(i, req);
-        };
-    }
-
     /** The journal's state, read as a new process would (over JDBC, checked by a ledger). */
     private static SwarmLedger journaled(Config config, org.apache.pekko.serialization.Serialization serialization) throws Exception {
-        try (Connection c = DriverManager.getConnection(JournalDatabase.url(config), config.getString("pekko-persistence-jdbc.shared-databases.slick.db.user"),
-                config.getString("pekko-persistence-jdbc.shared-databases.slick.db.password"))) {
+        try (Connection c = JournalDatabase.connect(config)) {
             return SwarmLedger.replay(SwarmJournals.events(c, SwarmJournal.persistenceId(SwarmRun.RUN_ID + ":root").id(), serialization));
         }
     }
@@ -164,9 +95,9 @@ public final class ResumeBenchmark {
      */
     private static void writeJournal(Settings s, Path runDir) throws Exception {
         Config config = config(s, runDir);
-        Policy policy = script(s, (i, req) -> i < s.answered() ? CompletableFuture.completedFuture(text(req, "finished"))
+        Policy policy = SwarmBenchmark.script(s.subAgents(), s.turns(), (i, req) -> i < s.answered() ? CompletableFuture.completedFuture(SwarmBenchmark.completion(req, "finished"))
                 : new CompletableFuture<>()); // the process dies before these turns come back
-        EpisodeServices services = new EpisodeServices(policy, ToolRegistry.of(new Step(), new FinishTool()));
+        EpisodeServices services = new EpisodeServices(policy, ToolRegistry.of(new SwarmBenchmark.WorkTool(0, false), new FinishTool()));
         SwarmNode node = SwarmNode.startEmbedded(config, services);
         JournalDatabase.createSchema(node.system(), config);
         var serialization = org.apache.pekko.serialization.SerializationExtension.get(node.system().classicSystem());
@@ -210,13 +141,13 @@ public final class ResumeBenchmark {
         Set<Integer> seen = ConcurrentHashMap.newKeySet();
         AtomicInteger rerun = new AtomicInteger(); // policy calls a resume must not make: recorded turns, answered sub-agents
         Set<String> rerunCalls = ConcurrentHashMap.newKeySet();
-        Policy policy = script(s, (i, req) -> {
+        Policy policy = SwarmBenchmark.script(s.subAgents(), s.turns(), (i, req) -> {
             if (i < s.answered() || !seen.add(i)) {
                 rerun.incrementAndGet();
                 rerunCalls.add(req.episodeId() + "@" + req.turn());
             }
             else if (resumed.incrementAndGet() == inFlight) runningAt.set(System.currentTimeMillis());
-            return CompletableFuture.completedFuture(text(req, "finished"));
+            return CompletableFuture.completedFuture(SwarmBenchmark.completion(req, "finished"));
         });
         Policy counted = req -> {
             String agent = Orchestrator.agentOf(req.episodeId());
@@ -226,7 +157,7 @@ public final class ResumeBenchmark {
             }
             return policy.complete(req);
         };
-        EpisodeServices services = new EpisodeServices(counted, ToolRegistry.of(new Step(), new FinishTool()));
+        EpisodeServices services = new EpisodeServices(counted, ToolRegistry.of(new SwarmBenchmark.WorkTool(0, false), new FinishTool()));
         ObjectNode out = Json.MAPPER.createObjectNode();
         try (SwarmNode node = SwarmNode.startEmbedded(config, services)) {
             JournalDatabase.createSchema(node.system(), config);
@@ -252,8 +183,8 @@ public final class ResumeBenchmark {
             out.put("answer", r.answer());
             out.put("resumed", resumed.get());
             out.put("rerun", rerun.get());
-            if (!rerunCalls.isEmpty()) out.put("rerun_calls", String.join(" ", new java.util.TreeSet<>(rerunCalls)).substring(0,
-                    Math.min(2000, String.join(" ", rerunCalls).length())));
+            String calls = String.join(" ", new java.util.TreeSet<>(rerunCalls));
+            if (!calls.isEmpty()) out.put("rerun_calls", calls.substring(0, Math.min(2000, calls.length())));
         }
         System.out.println("RESUME " + out);
         boolean ok = (s.subAgents() + " answers").equals(out.path("answer").asText()) && resumed.get() == inFlight && rerun.get() == 0;
@@ -313,17 +244,10 @@ public final class ResumeBenchmark {
         }
     }
 
-    static void deleteTree(Path dir) throws java.io.IOException {
-        if (!Files.exists(dir)) return;
-        try (var all = Files.walk(dir)) {
-            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        }
-    }
-
     /** The events in the journal: an entry is a batch of them (or one event, in journals written before batches). */
     private static long journalEvents(Config config) throws Exception {
         long events = 0;
-        try (Connection c = DriverManager.getConnection(JournalDatabase.url(config), "sa", "");
+        try (Connection c = JournalDatabase.connect(config);
              var rs = c.createStatement().executeQuery("SELECT \"event_ser_id\", \"event_payload\" FROM \"event_journal\"")) {
             while (rs.next()) {
                 events += rs.getInt(1) != SwarmEventSerializer.IDENTIFIER ? 1
@@ -334,7 +258,7 @@ public final class ResumeBenchmark {
     }
 
     private static long snapshots(Config config, boolean delete) throws Exception {
-        try (Connection c = DriverManager.getConnection(JournalDatabase.url(config), "sa", "")) {
+        try (Connection c = JournalDatabase.connect(config)) {
             if (delete) c.createStatement().executeUpdate("DELETE FROM \"snapshot\"");
             try (var rs = c.createStatement().executeQuery("SELECT count(*) FROM \"snapshot\"")) {
                 rs.next();
@@ -382,7 +306,7 @@ public final class ResumeBenchmark {
                     log.accept(String.format("%s %d: running again %.0f ms after the JVM started (main %.0f, node up %.0f, journal"
                                     + " recovered %.0f, answered %.0f)", mode, i + 1, running[i], main[i], node[i], recovered[i],
                             r.path("answered_ms").asDouble()));
-                    deleteTree(copy);
+                    SwarmBenchmark.deleteTree(copy);
                 }
                 String k = mode.equals("snapshots") ? "" : "_replay";
                 out.put("resume_s" + k, Report.round(Samples.median(running) / 1000, 3));
@@ -405,7 +329,7 @@ public final class ResumeBenchmark {
             out.put("java", Runtime.version().toString());
             return out;
         } finally {
-            deleteTree(root);
+            SwarmBenchmark.deleteTree(root);
         }
     }
 }

@@ -39,6 +39,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 
 /**
@@ -63,8 +64,8 @@ public final class SwarmBenchmark {
 
     private SwarmBenchmark() {}
 
-    /** The tool every sub-agent calls: it takes tool-ms, blocking a thread of its own pool (as the peers' tools do) or not. */
-    private static final class WorkTool implements Tool {
+    /** The tool every sub-agent calls: it takes tool-ms (0: answers at once), blocking a thread of its own pool (as the peers' tools do) or not. */
+    static final class WorkTool implements Tool {
         private static final ToolSpec SPEC = ToolSpecs.oneString("work", "Does one step of work.", "step", "Which step.");
         private final long millis;
         private final ExecutorService blocking;
@@ -94,6 +95,7 @@ public final class SwarmBenchmark {
         public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
             calls.incrementAndGet();
             String step = ToolSpecs.string(arguments, "step");
+            if (millis == 0) return CompletableFuture.completedFuture("done " + step);
             if (blocking == null) {
                 // Completed on the timer's thread, as an I/O client completes on its event loop.
                 return CompletableFuture.supplyAsync(() -> "done " + step,
@@ -110,8 +112,16 @@ public final class SwarmBenchmark {
         }
     }
 
-    /** The orchestrator plans every sub-agent at once and finishes with the number of answers it got; a sub-agent works, then answers. */
+    /**
+     * The orchestrator plans every sub-agent at once and finishes with the number of answers it got; a
+     * sub-agent makes {@code turns} tool calls, then answers "finished".
+     */
     private static Policy script(int subAgents, int turns) {
+        return script(subAgents, turns, (i, req) -> CompletableFuture.completedFuture(completion(req, "finished")));
+    }
+
+    /** The same, where {@code afterTurns} decides what sub-agent {@code i} gets once its tool calls are made. */
+    static Policy script(int subAgents, int turns, BiFunction<Integer, CompletionRequest, CompletableFuture<Completion>> afterTurns) {
         StringBuilder plan = new StringBuilder("<tool_call>{\"name\": \"spawn_subagents\", \"arguments\": {\"subtasks\": [");
         for (int i = 0; i < subAgents; i++) {
             if (i > 0) plan.append(", ");
@@ -133,12 +143,17 @@ public final class SwarmBenchmark {
             } else if (req.turn() <= turns) {
                 text = "<tool_call>{\"name\": \"work\", \"arguments\": {\"step\": \"" + req.turn() + "\"}}</tool_call>";
             } else {
-                text = "finished";
+                return afterTurns.apply(Integer.parseInt(agent.substring(agent.lastIndexOf('/') + 2)), req);
             }
-            int prompt = 0;
-            for (Message m : req.messages()) prompt += m.content().length() / 4;
-            return CompletableFuture.completedFuture(Completion.ofText(text, prompt, text.length() / 4));
+            return CompletableFuture.completedFuture(completion(req, text));
         };
+    }
+
+    /** A scripted completion of {@code text}, its prompt counted at 4 characters a token. */
+    static Completion completion(CompletionRequest req, String text) {
+        int prompt = 0;
+        for (Message m : req.messages()) prompt += m.content().length() / 4;
+        return Completion.ofText(text, prompt, Math.max(1, text.length() / 4));
     }
 
     /**
@@ -247,7 +262,9 @@ public final class SwarmBenchmark {
         }
     }
 
-    private static void deleteTree(Path dir) throws java.io.IOException {
+    /** Deletes {@code dir} and everything in it (a bench's temporary folder); nothing when it is not there. */
+    public static void deleteTree(Path dir) throws java.io.IOException {
+        if (!Files.exists(dir)) return;
         try (var all = Files.walk(dir)) {
             for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
         }

@@ -6,6 +6,7 @@ import dev.agentswarm.app.JournalDatabase;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.app.bench.JournalThroughputBenchmark;
 import dev.agentswarm.app.bench.ResumeBenchmark;
+import dev.agentswarm.app.bench.SwarmBenchmark;
 import dev.agentswarm.testkit.PostgresServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -83,9 +84,7 @@ public final class BenchResumeCommand implements Callable<Integer> {
                 r.put("events_per_s_h2", f.get("events_per_s"));
                 r.put("throughput_events", f.get("events"));
             } finally {
-                try (var all = Files.walk(dir)) {
-                    for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-                }
+                SwarmBenchmark.deleteTree(dir);
             }
         }
         if (!skip.contains("postgres") && (postgresUrl != null || PostgresServer.available())) {

@@ -243,20 +243,13 @@ public final class RunCommand implements Callable<Integer> {
             if (recorder != null) recorder.close();
         }
         SwarmResult r = outcome.result();
-        Report rep = new Report();
-        for (String line : view.tree()) rep.line(line);
-        rep.line("");
-        rep.line(r.answered() ? "answer: " + r.answer() : "no answer (" + r.stopReason() + (r.error() == null ? "" : ": " + r.error()) + ")");
-        if (!r.missing().isEmpty()) rep.line("missing: " + String.join(", ", r.missing()));
-        if (r.budgetExhausted() != null) rep.line("budget spent: " + r.budgetExhausted());
+        Report rep = swarmReport(view, r.answer(), r.stopReason(), r.error(), r.missing(), r.budgetExhausted());
         SwarmResult.Metrics m = r.metrics();
         rep.line(String.format("%d sub-agents in %d rounds, %d turns, %d tokens; critical steps %d of %d (parallelism %.2f); "
                         + "wall %.1f s against %.1f s serial", m.subAgents(), m.rounds(), m.turns(), m.tokens(), m.criticalSteps(),
                 m.totalSteps(), m.parallelism(), m.wallNanos() / 1e9, m.serialNanos() / 1e9));
         rep.line("trace: " + outcome.trace() + "  timeline: " + outcome.html());
-        rep.put("answer", r.answer()).put("stop_reason", r.stopReason().name()).put("missing", r.missing())
-                .put("budget_exhausted", r.budgetExhausted()).put("metrics", Orchestrator.metricsJson(m))
-                .put("reward", r.reward().components()).put("run_dir", dir.toString());
+        rep.put("metrics", Orchestrator.metricsJson(m)).put("reward", r.reward().components()).put("run_dir", dir.toString());
         int exit = r.answered() ? 0 : 1;
         if (recordedTrace != null) {
             List<com.fasterxml.jackson.databind.JsonNode> before = SwarmTrace.canonical(recordedTrace);
@@ -274,6 +267,18 @@ public final class RunCommand implements Callable<Integer> {
         }
         rep.print(json.json);
         return exit;
+    }
+
+    /** A swarm's report, as far as every swarm has it: the tree, the answer or why none, what is missing, the budget spent. */
+    private static Report swarmReport(SwarmView view, String answer, dev.agentswarm.core.protocol.StopReason stop, String error,
+                                      List<String> missing, String budgetExhausted) {
+        Report rep = new Report();
+        for (String line : view.tree()) rep.line(line);
+        rep.line("");
+        rep.line(answer != null ? "answer: " + answer : "no answer (" + stop + (error == null ? "" : ": " + error) + ")");
+        if (!missing.isEmpty()) rep.line("missing: " + String.join(", ", missing));
+        if (budgetExhausted != null) rep.line("budget spent: " + budgetExhausted);
+        return rep.put("answer", answer).put("stop_reason", stop.name()).put("missing", missing).put("budget_exhausted", budgetExhausted);
     }
 
     /**
@@ -302,20 +307,13 @@ public final class RunCommand implements Callable<Integer> {
             view.close();
         }
         dev.agentswarm.orchestrator.swarm.SwarmEntity.Finished f = outcome.finished();
-        Report rep = new Report();
-        for (String line : view.tree()) rep.line(line);
-        rep.line("");
-        rep.line(f.answer() != null ? "answer: " + f.answer() : "no answer (" + f.stopReason() + (f.error() == null ? "" : ": " + f.error()) + ")");
-        if (!f.missing().isEmpty()) rep.line("missing: " + String.join(", ", f.missing()));
-        if (f.budgetExhausted() != null) rep.line("budget spent: " + f.budgetExhausted());
+        Report rep = swarmReport(view, f.answer(), f.stopReason(), f.error(), f.missing(), f.budgetExhausted());
         SwarmResult.Metrics m = f.metrics();
         rep.line(String.format("%d sub-agents in %d rounds, %d turns, %d tokens; %s", m.subAgents(), m.rounds(), m.turns(),
                 m.tokens(), m.wallNanos() == 0 ? "answered from its journal" : String.format("wall %.1f s", m.wallNanos() / 1e9)));
         rep.line("swarm " + runId + " ran on " + String.join(" then ", outcome.nodes()) + "; its trace is on " + f.node()
                 + " in its swarm folder (agentswarm.node.swarms-dir)/" + runId);
-        rep.put("run_id", runId).put("answer", f.answer()).put("stop_reason", f.stopReason().name()).put("missing", f.missing())
-                .put("budget_exhausted", f.budgetExhausted()).put("metrics", Orchestrator.metricsJson(m)).put("nodes", outcome.nodes())
-                .put("finished_on", f.node());
+        rep.put("metrics", Orchestrator.metricsJson(m)).put("run_id", runId).put("nodes", outcome.nodes()).put("finished_on", f.node());
         rep.print(json.json);
         return f.answer() != null ? 0 : 1;
     }

@@ -104,23 +104,7 @@ public final class ToolRegistry {
 
     /** {@code tool}, with every call declared idempotent or not regardless of what it says itself. */
     static Tool declared(Tool tool, boolean idempotent) {
-        return new Tool() {
-            @Override
-            public dev.agentswarm.core.protocol.ToolSpec spec() {
-                return tool.spec();
-            }
-
-            @Override
-            public java.util.concurrent.CompletionStage<String> invoke(com.fasterxml.jackson.databind.JsonNode arguments,
-                                                                       ToolContext context) {
-                return tool.invoke(arguments, context);
-            }
-
-            @Override
-            public void release(String episodeId) {
-                tool.release(episodeId);
-            }
-
+        return new ForwardingTool(tool) {
             @Override
             public boolean idempotent(com.fasterxml.jackson.databind.JsonNode arguments) {
                 return idempotent;

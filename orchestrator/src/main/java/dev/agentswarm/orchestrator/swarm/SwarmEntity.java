@@ -153,8 +153,9 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
     private int launches;
 
     /**
-     * The entity for run {@code runId} (passivated through {@code shard}; stopped when null, outside sharding) on a node with configuration {@code nodeConfig}, whose swarms' episodes
-     * go by {@code route} and whose files are {@code runFiles}.
+     * The entity for run {@code runId} on a node with configuration {@code nodeConfig}: its swarm's episodes go
+     * by {@code route}, its files are {@code runFiles}, and it passivates through {@code shard} (outside
+     * sharding, null: it stops).
      */
     public static Behavior<Command> create(ActorRef<ClusterSharding.ShardCommand> shard, String runId, Config nodeConfig,
                                            WorkerRoute route, RunFiles runFiles) {

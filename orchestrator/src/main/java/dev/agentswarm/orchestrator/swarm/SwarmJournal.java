@@ -54,7 +54,12 @@ public final class SwarmJournal extends EventSourcedBehavior<SwarmJournal.Comman
      * Recovery is done: the swarm's state so far, checked, as a ledger of the owner's own (the journal
      * keeps another), and how many events the journal holds (0 for a new swarm).
      */
-    public record Ready(String swarm, SwarmLedger ledger, long events) implements Reply {}
+    public record Ready(String swarm, SwarmLedger ledger) implements Reply {
+        /** The events the journal held at recovery (until the owner applies more to its ledger). */
+        public long events() {
+            return ledger.events();
+        }
+    }
 
     /** The first {@code events} events are in the database. */
     public record Written(String swarm, long events) implements Reply {}
@@ -186,7 +191,7 @@ public final class SwarmJournal extends EventSourcedBehavior<SwarmJournal.Comman
         return newSignalHandlerBuilder()
                 .onSignal(RecoveryCompleted.instance(), journal -> owner.tell(journal.refused != null
                         ? new Failed(swarm, "the journal of swarm " + swarm + " cannot be resumed: " + journal.refused)
-                        : new Ready(swarm, journal.ledger.copy(), journal.ledger.events())))
+                        : new Ready(swarm, journal.ledger.copy())))
                 .onSignal(RecoveryFailed.class, (journal, failed) -> owner.tell(new Failed(swarm, recoveryFailure(failed.getFailure()))))
                 .build();
     }
