@@ -46,66 +46,71 @@ public final class SwarmRun {
 
     public record Outcome(SwarmResult result, Path trace, Path html) {}
 
+    /** Whether a swarm keeps a journal, and whether it is known to be new or may be in the journal already. */
+    public enum Journaling {
+        /** In memory only: gone with its process. */
+        NONE,
+        /** Journaled and known to be new (a fresh run folder, a new run id): it starts without reading its journal first. */
+        NEW,
+        /** Journaled, and resumed when the journal already holds it (otherwise started). */
+        RESUME
+    }
+
     /**
      * Starts the root orchestrator of run {@code runId} on {@code task}, its episodes on the node's worker
      * region; {@code done} is completed with its result, on the thread that delivers it.
      */
     public static void start(SwarmNode node, SwarmSettings settings, String runId, Task task, SwarmTrace trace,
                              CompletableFuture<SwarmResult> done) {
-        start(node, settings, runId, task, trace, done, false);
+        start(node, settings, runId, task, trace, Journaling.NONE, TrajectoryStore.NONE, done);
+    }
+
+    /** The same, journaled as {@code journaling} says on the node's journal plugin ({@link JournalDatabase}). */
+    public static void start(SwarmNode node, SwarmSettings settings, String runId, Task task, SwarmTrace trace,
+                             CompletableFuture<SwarmResult> done, Journaling journaling) {
+        start(node, settings, runId, task, trace, journaling, TrajectoryStore.NONE, done);
     }
 
     /**
-     * The same; {@code durable}: the orchestrators journal on the node's journal plugin
-     * ({@link JournalDatabase}), and a journal that already holds run {@code runId} is resumed.
+     * The same; a journaled swarm keeps its sub-agents' trajectories in {@code trajectories}, its journal
+     * naming where each is.
      */
     public static void start(SwarmNode node, SwarmSettings settings, String runId, Task task, SwarmTrace trace,
-                             CompletableFuture<SwarmResult> done, boolean durable) {
-        start(node, settings, runId, task, trace, durable ? TrajectoryStore.NONE : null, done);
-    }
-
-    /**
-     * The same; with {@code trajectories} (non-null) the swarm is durable and keeps its sub-agents'
-     * trajectories there, its journal naming where each is.
-     */
-    public static void start(SwarmNode node, SwarmSettings settings, String runId, Task task, SwarmTrace trace,
-                             TrajectoryStore trajectories, CompletableFuture<SwarmResult> done) {
-        boolean durable = trajectories != null;
+                             Journaling journaling, TrajectoryStore trajectories, CompletableFuture<SwarmResult> done) {
         var replyTo = node.system().systemActorOf(Behaviors.receive(SwarmResult.class).onMessage(SwarmResult.class, r -> {
             done.complete(r);
             return Behaviors.stopped();
         }).build(), "swarm-result-" + runId + "-" + System.nanoTime(), Props.empty());
         WorkerRoute route = WorkerRoute.sharded(node.workerRegion(), node.workerEntities());
         Orchestrator.Place root = Orchestrator.Place.root(runId);
-        node.system().systemActorOf(durable ? Orchestrator.createDurable(settings, root, task, route, trace, trajectories, replyTo)
-                : Orchestrator.create(settings, root, task, route, trace, replyTo), "swarm-" + runId + "-" + System.nanoTime(), Props.empty());
+        var orchestrator = switch (journaling) {
+            case NONE -> Orchestrator.create(settings, root, task, route, trace, replyTo);
+            case NEW -> Orchestrator.createNewDurable(settings, root, task, route, trace, trajectories, replyTo);
+            case RESUME -> Orchestrator.createDurable(settings, root, task, route, trace, trajectories, replyTo);
+        };
+        node.system().systemActorOf(orchestrator, "swarm-" + runId + "-" + System.nanoTime(), Props.empty());
     }
 
     public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener)
             throws Exception {
-        return run(node, settings, task, runDir, listener, false);
+        return run(node, settings, task, runDir, listener, Journaling.NONE, RUN_ID);
     }
 
     /**
-     * The same, journaled ({@code durable}) on the node's journal plugin: run again on a folder whose
-     * journal holds the swarm, it resumes it, and its trace goes on after the events already there. Its
-     * sub-agents' trajectories go to {@code runDir/trajectories.jsonl}, where a resumed run reads back
-     * those of the sub-agents that finished before the crash.
+     * The same, as run {@code runId} (see {@link #runId}), journaled as {@code journaling} says on the node's
+     * journal plugin: a swarm resumed from its journal goes on in the same trace, after the events already
+     * there. A journaled swarm's sub-agents' trajectories go to {@code runDir/trajectories.jsonl}, where a
+     * resumed run reads back those of the sub-agents that finished before the crash.
      */
     public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener,
-                              boolean durable) throws Exception {
-        return run(node, settings, task, runDir, listener, durable, RUN_ID);
-    }
-
-    /** The same, as run {@code runId} (see {@link #runId}). */
-    public static Outcome run(SwarmNode node, SwarmSettings settings, Task task, Path runDir, Consumer<ObjectNode> listener,
-                              boolean durable, String runId) throws Exception {
+                              Journaling journaling, String runId) throws Exception {
         Path tracePath = runDir.resolve("trace.jsonl");
         CompletableFuture<SwarmResult> done = new CompletableFuture<>();
         SwarmResult result;
-        try (SwarmTrace trace = SwarmTrace.toFile(tracePath, listener, durable && Files.exists(tracePath));
+        boolean durable = journaling != Journaling.NONE;
+        try (SwarmTrace trace = SwarmTrace.toFile(tracePath, listener, journaling == Journaling.RESUME && Files.exists(tracePath));
              TrajectoryFile trajectories = durable ? TrajectoryFile.open(runDir.resolve("trajectories.jsonl")) : null) {
-            start(node, settings, runId, task, trace, trajectories, done);
+            start(node, settings, runId, task, trace, journaling, durable ? trajectories : TrajectoryStore.NONE, done);
             long limit = settings.budget().deadline().plus(settings.lostAfter()).plusSeconds(30).toMillis();
             result = done.get(limit, TimeUnit.MILLISECONDS);
         }

@@ -166,7 +166,7 @@ public final class DurableSwarmScenario {
         Calls calls = new Calls();
         SwarmHarness first = harness(calls);
         TestProbe<SwarmResult> lost = kit.createTestProbe();
-        ActorRef<?> orchestrator = first.startDurable(run, TASK, SwarmTrace.inMemory(), lost.getRef());
+        ActorRef<?> orchestrator = first.startNewDurable(run, TASK, SwarmTrace.inMemory(), lost.getRef());
         awaitJournal(run, crashWhen);
         calls.crashed.set(true);
         kit.stop(orchestrator); // the node dies: its orchestrator and every episode on its worker
@@ -203,7 +203,10 @@ public final class DurableSwarmScenario {
         check(trace.events().stream().map(e -> e.path("kind").asText()).anyMatch("swarm_resumed"::equals), "the trace shows the resume");
     }
 
-    /** A swarm that finished, started again, answers from its journal and runs nothing. */
+    /**
+     * A swarm that finished, started again, answers from its journal and runs nothing; started again as a
+     * new swarm, it is refused naming why, and its journal is left as it was.
+     */
     public void finishedAnswersFromItsJournal(String run) {
         Calls calls = new Calls();
         TestProbe<SwarmResult> first = kit.createTestProbe();
@@ -214,6 +217,17 @@ public final class DurableSwarmScenario {
         harness(calls).startDurable(run, TASK, SwarmTrace.inMemory(), again.getRef());
         check(Integer.toString(EXPECTED).equals(again.receiveMessage(Duration.ofSeconds(10)).answer()), "the journal's answer");
         check(calls.policyAfter.isEmpty(), "nothing ran: " + calls.policyAfter);
+
+        List<SwarmEvent> before = journal.apply(run);
+        TestProbe<SwarmResult> asNew = kit.createTestProbe();
+        SwarmTrace trace = SwarmTrace.inMemory();
+        harness(calls).startNewDurable(run, TASK, trace, asNew.getRef());
+        SwarmResult refused = asNew.receiveMessage(Duration.ofSeconds(10));
+        check(refused.stopReason() == StopReason.CRASHED && refused.answer() == null, "a new swarm over a journaled one is refused: " + refused);
+        check(refused.error() != null && refused.error().contains("already holds " + before.size() + " of its events"),
+                "the refusal says why: " + refused.error());
+        check(trace.events().stream().anyMatch(e -> e.path("kind").asText().equals("journal_refused")), "the trace shows the refusal");
+        check(journal.apply(run).equals(before), "nothing was written over the journal");
     }
 
     /** The crash points every journal is tested at: after the plan, mid-round, once the round has ended. */

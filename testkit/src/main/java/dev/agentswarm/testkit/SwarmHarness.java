@@ -101,6 +101,15 @@ public final class SwarmHarness {
                 trajectories, result));
     }
 
+    /**
+     * A durable swarm known to be new ({@link Orchestrator#createNewDurable}): it starts without waiting for
+     * its journal's recovery, which must find nothing of {@code runId}.
+     */
+    public ActorRef<Orchestrator.Command> startNewDurable(String runId, Task task, SwarmTrace trace, ActorRef<SwarmResult> result) {
+        return kit.spawn(Orchestrator.createNewDurable(settings, Orchestrator.Place.root(runId), task, WorkerRoute.direct(worker), trace,
+                TrajectoryStore.NONE, result));
+    }
+
     /** The worker the harness's swarms run on. */
     public ActorRef<WorkerProtocol.Command> worker() {
         return worker;

@@ -102,7 +102,7 @@ public final class ResumeBenchmark {
         JournalDatabase.createSchema(node.system(), config);
         var serialization = org.apache.pekko.serialization.SerializationExtension.get(node.system().classicSystem());
         SwarmRun.start(node, SwarmSettings.fromConfig(config, Set.of("work")), SwarmRun.RUN_ID, TASK, SwarmTrace.none(),
-                new CompletableFuture<>(), true);
+                new CompletableFuture<>(), SwarmRun.Journaling.NEW);
         long until = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
         while (true) {
             SwarmLedger l = journaled(config, serialization);
@@ -166,7 +166,7 @@ public final class ResumeBenchmark {
             SwarmTrace trace = SwarmTrace.inMemory();
             long startNanos = System.nanoTime();
             long startAt = System.currentTimeMillis();
-            SwarmRun.start(node, SwarmSettings.fromConfig(config, Set.of("work")), SwarmRun.RUN_ID, TASK, trace, done, true);
+            SwarmRun.start(node, SwarmSettings.fromConfig(config, Set.of("work")), SwarmRun.RUN_ID, TASK, trace, done, SwarmRun.Journaling.RESUME);
             SwarmResult r = done.get(5, TimeUnit.MINUTES);
             long answeredAt = System.currentTimeMillis();
             // The orchestrator's swarm_resumed: its journal recovered, its state rebuilt, the in-flight sub-agents about to be re-sent.

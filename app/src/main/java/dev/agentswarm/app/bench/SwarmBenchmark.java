@@ -279,7 +279,8 @@ public final class SwarmBenchmark {
             // Stamped on the thread that delivers the answer, not when this thread wakes up.
             CompletableFuture<Long> answeredAt = done.thenApply(r -> System.nanoTime());
             long start = System.nanoTime();
-            SwarmRun.start(node, settings, runId, Task.of("bench", "Run the swarm"), trace, done, journaled);
+            SwarmRun.start(node, settings, runId, Task.of("bench", "Run the swarm"), trace, done,
+                    journaled ? SwarmRun.Journaling.NEW : SwarmRun.Journaling.NONE);
             long answered = answeredAt.get(10, TimeUnit.MINUTES);
             SwarmResult r = done.join();
             double base = (start - trace.startNanos()) / 1e6;

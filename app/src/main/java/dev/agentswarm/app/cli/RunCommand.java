@@ -237,7 +237,10 @@ public final class RunCommand implements Callable<Integer> {
             if (durable) JournalDatabase.createSchema(node.system(), journalConfig);
             // In a shared database (PostgreSQL) every run folder's swarm has a journal of its own.
             String runId = SwarmRun.runId(dir, durable && JournalDatabase.kind(journalConfig) != JournalDatabase.Kind.H2);
-            outcome = SwarmRun.run(node, settings, Task.of("task-1", task), dir, view, durable, runId);
+            // A folder with a trace has run a swarm (the trace is open before it starts): its journal may hold it.
+            SwarmRun.Journaling journaling = !durable ? SwarmRun.Journaling.NONE
+                    : resume != null || Files.exists(dir.resolve("trace.jsonl")) ? SwarmRun.Journaling.RESUME : SwarmRun.Journaling.NEW;
+            outcome = SwarmRun.run(node, settings, Task.of("task-1", task), dir, view, journaling, runId);
         } finally {
             view.close();
             if (recorder != null) recorder.close();

@@ -283,8 +283,11 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
         SwarmSettings settings = SwarmSettings.fromConfig(config, tools);
         if (files == null) files = runFiles.open(runId, this::forward);
         ActorRef<SwarmResult> answers = ctx.messageAdapter(SwarmResult.class, Answered::new);
-        orchestrator = ctx.spawn(Orchestrator.createDurable(settings, Orchestrator.Place.root(runId), swarm.task(), route, files.trace(),
-                        files.trajectories(), answers),
+        // Just submitted, the swarm is new: its orchestrator starts without reading its (empty) journal first.
+        Orchestrator.Place root = Orchestrator.Place.root(runId);
+        orchestrator = ctx.spawn(!resumed && launches == 1
+                        ? Orchestrator.createNewDurable(settings, root, swarm.task(), route, files.trace(), files.trajectories(), answers)
+                        : Orchestrator.createDurable(settings, root, swarm.task(), route, files.trace(), files.trajectories(), answers),
                 "orchestrator-" + launches);
         ctx.watchWith(orchestrator, OrchestratorStopped.INSTANCE);
         ctx.getLog().info("swarm {} {} on {}", runId, resumed ? "goes on from its journal" : "starts", node);

@@ -97,20 +97,39 @@ public final class SwarmJournal extends EventSourcedBehavior<SwarmJournal.Comman
     private final String swarm;
     private final ActorRef<Reply> owner;
     private final Snapshots snapshots;
+    /** The owner started a new swarm without waiting for recovery: the journal must turn out empty. */
+    private final boolean expectsNew;
+    /** It did not: appends are dropped, the owner was told ({@link Failed}). */
+    private boolean notNew;
 
     /** The journal of swarm {@code swarm}, with the snapshot settings of the actor system's configuration. */
     public static Behavior<Command> create(String swarm, ActorRef<Reply> owner) {
-        return Behaviors.setup(ctx -> new SwarmJournal(swarm, owner, Snapshots.from(ctx.getSystem().settings().config())));
+        return Behaviors.setup(ctx -> new SwarmJournal(swarm, owner, Snapshots.from(ctx.getSystem().settings().config()), false));
+    }
+
+    /**
+     * The journal of a swarm its owner knows to be new and runs at once: appends sent meanwhile wait for
+     * the recovery (Pekko stashes them), which must find nothing; a journal that holds events for
+     * {@code swarm} is not written to and the owner gets {@link Failed} instead of {@link Ready}.
+     */
+    public static Behavior<Command> createNew(String swarm, ActorRef<Reply> owner) {
+        return Behaviors.setup(ctx -> new SwarmJournal(swarm, owner, Snapshots.from(ctx.getSystem().settings().config()), true));
     }
 
     /** The journal of swarm {@code swarm} (its persistence id is {@code swarm|<swarm>}), reporting to {@code owner}. */
     public SwarmJournal(String swarm, ActorRef<Reply> owner, Snapshots snapshots) {
+        this(swarm, owner, snapshots, false);
+    }
+
+    /** The same; {@code expectsNew}: see {@link #createNew}. */
+    public SwarmJournal(String swarm, ActorRef<Reply> owner, Snapshots snapshots, boolean expectsNew) {
         // A write or read that fails stops the journal (Pekko's default): its owner starts a new one, whose
         // state is fresh (a restarted instance would keep the events applied before the failed write).
         super(PersistenceId.of("swarm", swarm));
         this.swarm = swarm;
         this.owner = owner;
         this.snapshots = snapshots;
+        this.expectsNew = expectsNew;
     }
 
     public static PersistenceId persistenceId(String swarm) {
@@ -126,7 +145,7 @@ public final class SwarmJournal extends EventSourcedBehavior<SwarmJournal.Comman
     public CommandHandler<Command, SwarmEvent, Journal> commandHandler() {
         return newCommandHandlerBuilder().forAnyState()
                 .onCommand(Append.class, (journal, a) -> {
-                    if (journal.refused != null) return Effect().none(); // its owner was told, and writes nothing here
+                    if (journal.refused != null || notNew) return Effect().none(); // its owner was told, and writes nothing here
                     long have = journal.ledger.events();
                     if (a.from() > have) {
                         // A gap: the owner sent past what is written; it must send from `have` again.
@@ -189,9 +208,17 @@ public final class SwarmJournal extends EventSourcedBehavior<SwarmJournal.Comman
     @Override
     public SignalHandler<Journal> signalHandler() {
         return newSignalHandlerBuilder()
-                .onSignal(RecoveryCompleted.instance(), journal -> owner.tell(journal.refused != null
-                        ? new Failed(swarm, "the journal of swarm " + swarm + " cannot be resumed: " + journal.refused)
-                        : new Ready(swarm, journal.ledger.copy())))
+                .onSignal(RecoveryCompleted.instance(), journal -> {
+                    if (journal.refused != null) {
+                        owner.tell(new Failed(swarm, "the journal of swarm " + swarm + " cannot be resumed: " + journal.refused));
+                    } else if (expectsNew && journal.ledger.events() > 0) {
+                        notNew = true;
+                        owner.tell(new Failed(swarm, "swarm " + swarm + " was started as a new swarm, but the journal already holds "
+                                + journal.ledger.events() + " of its events; nothing was written over them (resume it instead)"));
+                    } else {
+                        owner.tell(new Ready(swarm, journal.ledger.copy()));
+                    }
+                })
                 .onSignal(RecoveryFailed.class, (journal, failed) -> owner.tell(new Failed(swarm, recoveryFailure(failed.getFailure()))))
                 .build();
     }

@@ -92,6 +92,35 @@ class SwarmJournalTest {
     }
 
     @Test
+    void aNewSwarmsJournalTakesWhatWasSentBeforeItsRecoveryEnded() {
+        TestProbe<SwarmJournal.Reply> owner = kit.createTestProbe();
+        // The owner does not wait for Ready: its first appends arrive while the journal is still recovering.
+        ActorRef<SwarmJournal.Command> journal = kit.spawn(new SwarmJournal("n1", owner.getRef(), SwarmJournal.Snapshots.NONE, true));
+        List<SwarmEvent> all = events();
+        journal.tell(new SwarmJournal.Append(0, all.subList(0, 3)));
+        journal.tell(new SwarmJournal.Append(0, all.subList(0, 7))); // sent again with more, before any confirmation
+        assertEquals(0, owner.expectMessageClass(SwarmJournal.Ready.class, Duration.ofSeconds(5)).events(), "empty: it is new");
+        assertEquals(7, writtenUpTo(owner, 7));
+        assertEquals(all.subList(0, 7), SwarmEvent.Batch.unpacked(journalKit.persistedInStorage(SwarmJournal.persistenceId("n1").id())));
+    }
+
+    @Test
+    void aJournalOpenedForANewSwarmThatHoldsItWritesNothingAndSaysWhy() {
+        TestProbe<SwarmJournal.Reply> first = kit.createTestProbe();
+        kit.stop(newJournalWith("n2", first, 5));
+        TestProbe<SwarmJournal.Reply> owner = kit.createTestProbe();
+        ActorRef<SwarmJournal.Command> journal = kit.spawn(new SwarmJournal("n2", owner.getRef(), SwarmJournal.Snapshots.NONE, true));
+        List<SwarmEvent> other = SwarmLedgerTest.journal();
+        journal.tell(new SwarmJournal.Append(0, other.subList(0, 8)));
+        SwarmJournal.Failed failed = owner.expectMessageClass(SwarmJournal.Failed.class, Duration.ofSeconds(5));
+        assertTrue(failed.reason().contains("swarm n2 was started as a new swarm, but the journal already holds 5 of its events"),
+                failed.reason());
+        journal.tell(new SwarmJournal.Append(8, other.subList(8, 9)));
+        owner.expectNoMessage(Duration.ofMillis(200)); // nothing written, nothing confirmed
+        assertEquals(events().subList(0, 5), SwarmEvent.Batch.unpacked(journalKit.persistedInStorage(SwarmJournal.persistenceId("n2").id())));
+    }
+
+    @Test
     void aBatchSentAgainKeepsOnlyWhatTheJournalLacks() {
         TestProbe<SwarmJournal.Reply> owner = kit.createTestProbe();
         ActorRef<SwarmJournal.Command> journal = newJournalWith("s2", owner, 6);
