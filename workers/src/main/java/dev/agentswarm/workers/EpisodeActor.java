@@ -85,6 +85,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private final EpisodeSetup setup;
     private final Policy policy;
     private final ActorRef<Trajectory> replyTo;
+    private final EpisodeMeters meters;
     /** The task's suite environment (its tools' state and its reward), or null; closed when the episode ends. */
     private TaskEnvironment environment;
     private final long startNanos = System.nanoTime();
@@ -129,6 +130,11 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
      * format or tools are unknown on this node.
      */
     public static Behavior<Command> create(RunEpisode request, EpisodeServices services, ActorRef<Trajectory> replyTo) {
+        return Behaviors.setup(ctx -> create(request, services, replyTo, EpisodeMeters.of(ctx.getSystem())));
+    }
+
+    /** As {@link #create(RunEpisode, EpisodeServices, ActorRef)}, recording on the node's {@code meters} (its worker holds them). */
+    static Behavior<Command> create(RunEpisode request, EpisodeServices services, ActorRef<Trajectory> replyTo, EpisodeMeters meters) {
         return Behaviors.setup(ctx -> {
             EpisodeSetup setup;
             TaskEnvironment environment;
@@ -136,17 +142,20 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 setup = services.setupFor(request.spec());
                 environment = services.environments().open(request.task(), request.episodeId()).orElse(null);
             } catch (IllegalArgumentException e) {
+                meters.finished(StopReason.INVALID_REQUEST);
                 replyTo.tell(Trajectory.notRun(request.episodeId(), request.groupId(), request.task().id(),
                         StopReason.INVALID_REQUEST, e.getMessage()));
                 return Behaviors.stopped();
             }
-            return new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo).askPolicy();
+            return new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo, meters).askPolicy();
         });
     }
 
     private EpisodeActor(ActorContext<Command> context, RunEpisode request, EpisodeSetup setup, Policy policy,
-                         TaskEnvironment environment, ActorRef<Trajectory> replyTo) {
+                         TaskEnvironment environment, ActorRef<Trajectory> replyTo, EpisodeMeters meters) {
         super(context);
+        this.meters = meters;
+        meters.started(); // and stopped() in released(), which every way out of the episode passes
         this.environment = environment;
         this.request = request;
         this.spec = request.spec();
@@ -190,6 +199,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private Behavior<Command> released() {
+        meters.stopped();
         stopWaiting();
         closeEnvironment();
         setup.executor.release(request.episodeId());
@@ -273,6 +283,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         int generated = c.completionTokens() > 0 ? c.completionTokens() : setup.counter.count(c.text());
         completionTokens += generated;
         budgetUsed += generated;
+        if (replaying == null) meters.turn(generated); // a resumed episode's recorded turns were counted when they ran
 
         ParsedCompletion parsed = setup.format.parse(c, setup.toolSpecs);
         List<ToolCall> calls = parsed.toolCalls();
@@ -506,6 +517,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private Behavior<Command> finish(StopReason reason, String answer, String error) {
         stopWaiting();
+        meters.finished(reason);
         EpisodeStats stats = new EpisodeStats(policyTurns, toolCalls, toolSuccesses, formatErrors, promptTokens,
                 completionTokens, System.nanoTime() - startNanos);
         Trajectory done = new Trajectory(request.episodeId(), request.groupId(), request.task().id(), prompt, turns, answer,
