@@ -86,6 +86,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private final Policy policy;
     private final ActorRef<Trajectory> replyTo;
     private final EpisodeMeters meters;
+    /** Counted in {@code agentswarm.episodes.running} until released. */
+    private boolean counted;
     /** The task's suite environment (its tools' state and its reward), or null; closed when the episode ends. */
     private TaskEnvironment environment;
     private final long startNanos = System.nanoTime();
@@ -147,7 +149,18 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                         StopReason.INVALID_REQUEST, e.getMessage()));
                 return Behaviors.stopped();
             }
-            return new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo, meters).askPolicy();
+            EpisodeActor episode = new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo, meters);
+            // An episode that ends or fails inside its setup (an in-process policy answers inline) never becomes the
+            // actor's behavior, so no PostStop reaches it: it is released here instead.
+            Behavior<Command> first;
+            try {
+                first = episode.askPolicy();
+            } catch (RuntimeException e) {
+                episode.released();
+                throw e;
+            }
+            if (!Behavior.isAlive(first)) episode.released();
+            return first;
         });
     }
 
@@ -155,7 +168,6 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                          TaskEnvironment environment, ActorRef<Trajectory> replyTo, EpisodeMeters meters) {
         super(context);
         this.meters = meters;
-        meters.started(); // and stopped() in released(), which every way out of the episode passes
         this.environment = environment;
         this.request = request;
         this.spec = request.spec();
@@ -171,6 +183,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         // A plain scheduled message rather than a timer scheduler: no interceptor on every message.
         this.deadlineAtNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(spec.deadlineMillis());
         this.deadline = context.scheduleOnce(Duration.ofMillis(spec.deadlineMillis()), context.getSelf(), DeadlineReached.INSTANCE);
+        meters.started(); // and stopped() once, in released(), which every way out of a constructed episode passes
+        counted = true;
     }
 
     @Override
@@ -199,7 +213,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private Behavior<Command> released() {
-        meters.stopped();
+        if (counted) {
+            counted = false;
+            meters.stopped();
+        }
         stopWaiting();
         closeEnvironment();
         setup.executor.release(request.episodeId());
