@@ -133,10 +133,11 @@ public final class SwarmNode implements AutoCloseable {
             readiness.expect(READY_START, "the node is starting");
             for (String check : config.getStringList("agentswarm.node.ready-after")) readiness.expect(check, "the node's command has not done it yet");
             readiness.require(READY_CLUSTER, () -> membershipProblem(cluster));
-            ClusterMeters.bind(system);
-            // Served from the start, so an orchestrator sees /alive and a 503 from /ready while the node joins.
+            // Served from the start, so an orchestrator sees /alive and a 503 from /ready while the node joins; and before
+            // any meter is registered, so the Prometheus registry sees every recording.
             Optional<NodeHttpServer> http = NodeHttpServer.startIfEnabled(system);
             http.ifPresent(h -> System.err.println("node endpoints: " + h.url("/metrics") + ", " + h.url("/alive") + ", " + h.url("/ready")));
+            ClusterMeters.bind(system);
             // JoinSeedNodes keeps trying until the seed answers (a node started before its seed still joins).
             cluster.manager().tell(new JoinSeedNodes(List.of(seed != null ? seed : cluster.selfMember().address())));
             awaitUp(cluster, config.getDuration("agentswarm.node.join-timeout"), seed);
