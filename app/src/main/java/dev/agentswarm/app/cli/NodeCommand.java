@@ -33,7 +33,8 @@ import picocli.CommandLine.Option;
                 "  swarm node --roles worker --seed pekko://swarm@127.0.0.1:2551",
                 "  swarm node --roles orchestrator,worker --seed pekko://swarm@127.0.0.1:2551 --config conf/persistence-postgres.conf",
                 "  swarm run \"a task\" --join pekko://swarm@127.0.0.1:2551     (the swarm runs on an orchestrator node)",
-                "  swarm eval --suite arithmetic --join pekko://swarm@127.0.0.1:2551"})
+                "  swarm eval --suite arithmetic --join pekko://swarm@127.0.0.1:2551",
+                "  swarm node --roles worker --metrics-port 9464     (Prometheus GET /metrics, and /alive, /ready for probes)"})
 public final class NodeCommand implements Callable<Integer> {
 
     /** The readiness check of an orchestrator node: its journal database's tables are there and right. */
