@@ -201,7 +201,9 @@ class PolicyServerTest {
             server.tell(new PolicyServer.Generate(3, new int[] {6, 7}, new SamplingParams(1.0, 1.0, 0, 4, List.of(), 2L),
                     new int[0], replies.getRef()));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (registry.get(PolicyServerMeters.QUEUE_DEPTH).gauge().value() != 2) {
+            // The gauges are registered when the server's setup runs, on its own thread.
+            while (registry.find(PolicyServerMeters.QUEUE_DEPTH).gauge() == null
+                    || registry.get(PolicyServerMeters.QUEUE_DEPTH).gauge().value() != 2) {
                 assertTrue(System.nanoTime() < deadline, "two requests never waited at once");
                 Thread.onSpinWait();
             }
