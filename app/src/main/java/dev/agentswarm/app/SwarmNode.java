@@ -131,7 +131,7 @@ public final class SwarmNode implements AutoCloseable {
             // Not ready until the start below is done and while the membership is not Up (joining, leaving).
             NodeReadiness readiness = NodeReadiness.get(system);
             readiness.expect(READY_START, "the node is starting");
-            for (String check : config.getStringList("agentswarm.node.ready-after")) readiness.expect(check, "the node's command has not done it yet");
+            for (String check : config.getStringList("agentswarm.node.ready-after")) readiness.expect(check, "not done yet by the node's command (agentswarm.node.ready-after)");
             readiness.require(READY_CLUSTER, () -> membershipProblem(cluster));
             // Served from the start, so an orchestrator sees /alive and a 503 from /ready while the node joins; and before
             // any meter is registered, so the Prometheus registry sees every recording.
