@@ -2,6 +2,7 @@ package dev.agentswarm.app.metrics;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -28,10 +29,10 @@ public final class NodeHttpServer {
     }
 
     /** Starts the node's endpoints ({@link NodeEndpoints}) when {@code agentswarm.http.port} is set; empty when it is off. */
-    public static java.util.Optional<NodeHttpServer> startIfEnabled(ActorSystem<?> system) {
+    public static Optional<NodeHttpServer> startIfEnabled(ActorSystem<?> system) {
         HttpSettings settings = HttpSettings.fromConfig(system.settings().config());
-        if (!settings.enabled()) return java.util.Optional.empty();
-        return java.util.Optional.of(start(system, NodeEndpoints.of(system).route(), settings));
+        if (!settings.enabled()) return Optional.empty();
+        return Optional.of(start(system, NodeEndpoints.of(system).route(), settings));
     }
 
     /**

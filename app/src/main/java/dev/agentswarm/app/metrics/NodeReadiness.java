@@ -1,11 +1,15 @@
 package dev.agentswarm.app.metrics;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
-import java.util.Map;
-import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Extension;
 import org.apache.pekko.actor.typed.ExtensionId;
@@ -31,12 +35,12 @@ public final class NodeReadiness implements Extension {
     };
 
     /** Ready, or the checks that are not, each with what it waits for. */
-    public record Status(boolean ready, Map<String, String> waiting, java.util.List<String> checks) {}
+    public record Status(boolean ready, Map<String, String> waiting, List<String> checks) {}
 
     /** Steps of the start not done yet, with what they wait for; insertion order. */
     private final Map<String, String> pending = new LinkedHashMap<>();
     /** Every check named so far (steps and conditions), for the ready answer. */
-    private final java.util.Set<String> checks = new java.util.LinkedHashSet<>();
+    private final Set<String> checks = new LinkedHashSet<>();
     /** Conditions read on every ask: null when it holds, else why not. */
     private final Map<String, Supplier<String>> conditions = new LinkedHashMap<>();
     private String stopping;
@@ -82,6 +86,6 @@ public final class NodeReadiness implements Extension {
             }
             if (problem != null) waiting.putIfAbsent(c.getKey(), problem);
         }
-        return new Status(waiting.isEmpty(), java.util.Collections.unmodifiableMap(waiting), java.util.List.copyOf(checks));
+        return new Status(waiting.isEmpty(), Collections.unmodifiableMap(waiting), List.copyOf(checks));
     }
 }
