@@ -175,7 +175,8 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
         long started = System.nanoTime();
         try {
             res = trainer.train(t.groups());
-            meters.step(System.nanoTime() - started, res.metrics());
+            // A batch whose every group had one reward for all (nothing to learn from) is answered without an update.
+            if (res.weights() != null) meters.step(System.nanoTime() - started, res.metrics());
         } catch (RuntimeException e) { // a malformed batch, or the engine failing on it: the sender hears why, the policy is unchanged
             getContext().getLog().warn("refused a training batch: {}", e.toString());
             t.replyTo().tell(new BatchTrained(t.batchId(), trainer.steps(), trainer.version(), false, Map.of(), e.getMessage(),

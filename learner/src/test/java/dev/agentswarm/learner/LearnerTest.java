@@ -342,6 +342,9 @@ class LearnerTest {
             learner.tell(new TrainBatch(2, groups(false, false), 0, replies.getRef()));
             assertTrue(trained(replies).error() != null, "a refused batch");
             assertEquals(2, steps.count(), "a refused batch is no update");
+            learner.tell(new TrainBatch(3, groups(true, true), 0, replies.getRef()));
+            assertFalse(trained(replies).published(), "every group flat: nothing to learn from");
+            assertEquals(2, steps.count(), "a batch without an update is no step");
         } finally {
             own.shutdownTestKit();
         }
