@@ -25,6 +25,13 @@ import dev.agentswarm.orchestrator.swarm.SwarmEntity;
 import dev.agentswarm.workers.AnswerRelay;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.learner.WeightsSource;
+import dev.agentswarm.app.metrics.ClusterMeters;
+import dev.agentswarm.app.metrics.HttpSettings;
+import dev.agentswarm.app.metrics.NodeHttpServer;
+import dev.agentswarm.app.metrics.NodeReadiness;
+import dev.agentswarm.core.metrics.NodeMetrics;
+import dev.agentswarm.workers.SandboxPool;
+import java.util.Optional;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -56,10 +63,18 @@ public final class SwarmNode implements AutoCloseable {
     private final ActorRef<LearnerProtocol.Command> learner;
     private final ActorRef<WeightsProtocol.SourceCommand> weightsSource;
     private final ActorRef<ShardingEnvelope<SwarmEntity.Command>> swarms;
+    private final Optional<NodeHttpServer> http;
+
+    /** Readiness checks of every node ({@link NodeReadiness}); {@code agentswarm.node.ready-after} names a command's own. */
+    public static final String READY_CLUSTER = "cluster";
+    public static final String READY_START = "start";
+    public static final String READY_POLICY_SERVER = "policy-server";
+    public static final String READY_WORKER_REGION = "worker-region";
 
     private SwarmNode(ActorSystem<Void> system, ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region,
                       ActorRef<LearnerProtocol.Command> learner, ActorRef<WeightsProtocol.SourceCommand> weightsSource,
-                      ActorRef<ShardingEnvelope<SwarmEntity.Command>> swarms) {
+                      ActorRef<ShardingEnvelope<SwarmEntity.Command>> swarms, Optional<NodeHttpServer> http) {
+        this.http = http;
         this.system = system;
         this.region = region;
         this.learner = learner;
@@ -109,9 +124,20 @@ public final class SwarmNode implements AutoCloseable {
      */
     public static SwarmNode start(Config config, java.util.function.Function<ActorSystem<Void>, EpisodeServices> services,
                                   Address seed) throws TimeoutException {
+        HttpSettings.fromConfig(config); // bad endpoint settings fail before anything starts
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
         try {
             Cluster cluster = Cluster.get(system);
+            // Not ready until the start below is done and while the membership is not Up (joining, leaving).
+            NodeReadiness readiness = NodeReadiness.get(system);
+            readiness.expect(READY_START, "the node is starting");
+            for (String check : config.getStringList("agentswarm.node.ready-after")) readiness.expect(check, "not done yet by the node's command (agentswarm.node.ready-after)");
+            readiness.require(READY_CLUSTER, () -> membershipProblem(cluster));
+            // Served from the start, so an orchestrator sees /alive and a 503 from /ready while the node joins; and before
+            // any meter is registered, so the Prometheus registry sees every recording.
+            Optional<NodeHttpServer> http = NodeHttpServer.startIfEnabled(system);
+            http.ifPresent(h -> System.err.println("node endpoints: " + h.url("/metrics") + ", " + h.url("/alive") + ", " + h.url("/ready")));
+            ClusterMeters.bind(system);
             // JoinSeedNodes keeps trying until the seed answers (a node started before its seed still joins).
             cluster.manager().tell(new JoinSeedNodes(List.of(seed != null ? seed : cluster.selfMember().address())));
             awaitUp(cluster, config.getDuration("agentswarm.node.join-timeout"), seed);
@@ -130,20 +156,26 @@ public final class SwarmNode implements AutoCloseable {
                     .withProps(DispatcherSelector.fromConfig("agentswarm.learner-dispatcher")));
             ActorRef<ShardingEnvelope<WorkerProtocol.Command>> region;
             if (cluster.selfMember().hasRole(WorkerRegion.ROLE)) {
+                readiness.expect(READY_WORKER_REGION, "the worker region is not started yet");
+                SandboxPool.fromConfig(config).bindTo(NodeMetrics.get(system).registry());
                 EpisodeServices here = services.apply(system);
                 // A node takes no work before it serves the weights the cluster's learner holds now.
                 if (here.policy() instanceof EmbeddedPolicy embedded) {
+                    readiness.expect(READY_POLICY_SERVER, "the policy server is loading the weights the cluster's learner holds");
                     WeightsGate.awaitCurrent(system, embedded.weights(), countUp(cluster, LEARNER_ROLE),
                             config.getDuration("agentswarm.node.weights-timeout"));
+                    readiness.done(READY_POLICY_SERVER);
                 }
                 region = WorkerRegion.init(system, here);
+                readiness.done(READY_WORKER_REGION);
             } else {
                 region = WorkerRegion.proxy(system);
             }
             // Swarms of the cluster live on its orchestrator nodes and journal there; a node without the role reaches them.
             ActorRef<ShardingEnvelope<SwarmEntity.Command>> swarms = ClusterSwarms.init(system, config,
                     WorkerRoute.sharded(region, config.getInt("agentswarm.worker.entities")));
-            return new SwarmNode(system, region, learner, source, swarms);
+            readiness.done(READY_START);
+            return new SwarmNode(system, region, learner, source, swarms, http);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             system.terminate();
@@ -196,6 +228,19 @@ public final class SwarmNode implements AutoCloseable {
                     + "@HOST:PORT; every node's actor system is named " + SYSTEM_NAME + ")");
         }
         return a;
+    }
+
+    /** Null while this node is an Up member, else why it takes no work. */
+    private static String membershipProblem(Cluster cluster) {
+        MemberStatus status = cluster.selfMember().status();
+        if (status == MemberStatus.up()) return null;
+        if (status == MemberStatus.joining() || status == MemberStatus.weaklyUp()) return "joining the cluster (status " + status + ")";
+        return "leaving the cluster (status " + status + ")";
+    }
+
+    /** The node's HTTP endpoints ({@code /metrics}, {@code /alive}, {@code /ready}), when {@code agentswarm.http.port} is set. */
+    public Optional<NodeHttpServer> httpServer() {
+        return http;
     }
 
     /** Waits until {@code n} members with the worker role are Up. */

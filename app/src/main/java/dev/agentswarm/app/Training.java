@@ -87,6 +87,7 @@ public final class Training {
             if (!Files.isRegularFile(saved)) throw new IllegalArgumentException(resume + " is not a training run folder (no " + CONFIG_FILE + ")");
             cfg = ConfigFactory.parseFile(saved.toFile())
                     .withValue("agentswarm.train.steps", cfg.getValue("agentswarm.train.steps"))
+                    .withValue("agentswarm.http", cfg.getValue("agentswarm.http")) // this node's endpoints, not the saved run's
                     .withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(resume.toString()))
                     .withValue("agentswarm.policy.embedded.weights",
                             ConfigValueFactory.fromAnyRef(checkpoint.resolve(Checkpoints.MODEL).toString()))

@@ -51,6 +51,7 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
     private final RunOpener opener;
     private final ActorRef<WeightsProtocol.SourceCommand> weights;
     private final String node;
+    private final LearnerMeters meters;
     private OpenRun run;
     private String runDir;
     private long checkpointStep;
@@ -84,6 +85,7 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
         this.opener = opener;
         this.weights = weights;
         this.node = node;
+        this.meters = LearnerMeters.of(context.getSystem());
     }
 
     @Override
@@ -170,8 +172,11 @@ public final class Learner extends AbstractBehavior<LearnerProtocol.Command> {
             return this;
         }
         GrpoTrainer.Result res;
+        long started = System.nanoTime();
         try {
             res = trainer.train(t.groups());
+            // A batch whose every group had one reward for all (nothing to learn from) is answered without an update.
+            if (res.weights() != null) meters.step(System.nanoTime() - started, res.metrics());
         } catch (RuntimeException e) { // a malformed batch, or the engine failing on it: the sender hears why, the policy is unchanged
             getContext().getLog().warn("refused a training batch: {}", e.toString());
             t.replyTo().tell(new BatchTrained(t.batchId(), trainer.steps(), trainer.version(), false, Map.of(), e.getMessage(),

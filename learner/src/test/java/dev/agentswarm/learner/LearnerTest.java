@@ -310,4 +310,43 @@ class LearnerTest {
         b.get(out);
         return out;
     }
+
+    @Test
+    void eachUpdateRecordsItsTimeAndLossOnTheNode() {
+        // A node of its own, so that only this learner's updates are on its registry.
+        ActorTestKit own = ActorTestKit.create("learner-meters", kit.system().settings().config());
+        try {
+            GrpoSettings settings = GrpoSettings.fromConfig(ConfigFactory.parseString("agentswarm.learner.grpo.learning-rate = 1e-3")
+                    .withFallback(ConfigFactory.load()), 16);
+            TestProbe<WeightsProtocol.SourceCommand> source = own.createTestProbe(WeightsProtocol.SourceCommand.class);
+            ActorRef<LearnerProtocol.Command> learner = own.spawn(Learner.create(() -> {
+                NDManager root = NDManager.newBaseManager();
+                return new GrpoTrainer(CausalLm.create(ModelConfig.preset("tiny"), root, 1), root, settings, TEMPLATE, 0);
+            }, source.getRef(), new Learner.Checkpointing(null, 0)), "learner", DispatcherSelector.fromConfig("agentswarm.learner-dispatcher"));
+            io.micrometer.core.instrument.MeterRegistry registry = dev.agentswarm.core.metrics.NodeMetrics.get(own.system()).registry();
+            LearnerMeters.of(own.system()); // registered now rather than when the learner's setup runs, to read the loss before any update
+            assertTrue(Double.isNaN(registry.get(LearnerMeters.LOSS).gauge().value()), "no loss before the first update");
+            TestProbe<LearnerProtocol.TrainReply> replies = own.createTestProbe(LearnerProtocol.TrainReply.class);
+            long before = System.nanoTime();
+            learner.tell(new TrainBatch(0, groups(false, true), 0, replies.getRef()));
+            BatchTrained first = trained(replies);
+            learner.tell(new TrainBatch(1, groups(false, true), 0, replies.getRef()));
+            BatchTrained second = trained(replies);
+            long wall = System.nanoTime() - before;
+            var steps = registry.get(LearnerMeters.STEP_DURATION).timer();
+            assertEquals(2, steps.count());
+            double recorded = steps.totalTime(java.util.concurrent.TimeUnit.NANOSECONDS);
+            assertTrue(recorded > 0 && recorded <= wall, recorded + " ns recorded of " + wall + " ns");
+            assertEquals(second.metrics().get("loss"), registry.get(LearnerMeters.LOSS).gauge().value(), 1e-12, "the last update's loss");
+            assertNull(first.error());
+            learner.tell(new TrainBatch(2, groups(false, false), 0, replies.getRef()));
+            assertTrue(trained(replies).error() != null, "a refused batch");
+            assertEquals(2, steps.count(), "a refused batch is no update");
+            learner.tell(new TrainBatch(3, groups(true, true), 0, replies.getRef()));
+            assertFalse(trained(replies).published(), "every group flat: nothing to learn from");
+            assertEquals(2, steps.count(), "a batch without an update is no step");
+        } finally {
+            own.shutdownTestKit();
+        }
+    }
 }

@@ -114,6 +114,11 @@ public final class Sandbox implements AutoCloseable {
         return SHARED.computeIfAbsent(settings, Sandbox::create);
     }
 
+    /** The JVM's sandbox for these settings if a call has started it; never starts one (a metrics scrape asks). */
+    public static java.util.Optional<Sandbox> sharedIfStarted(SandboxSettings settings) {
+        return java.util.Optional.ofNullable(SHARED.get(settings));
+    }
+
     public SandboxSettings settings() {
         return settings;
     }
@@ -250,6 +255,11 @@ public final class Sandbox implements AutoCloseable {
 
     Executor blocking() {
         return blocking;
+    }
+
+    /** Execution slots running a program or a cell now, of {@code slots}. */
+    public int slotsInUse() {
+        return settings.slots() - executionSlots.available();
     }
 
     /** Sessions open now (not counting warm interpreters nobody has taken). */

@@ -85,6 +85,9 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private final EpisodeSetup setup;
     private final Policy policy;
     private final ActorRef<Trajectory> replyTo;
+    private final EpisodeMeters meters;
+    /** Counted in {@code agentswarm.episodes.running} until released. */
+    private boolean counted;
     /** The task's suite environment (its tools' state and its reward), or null; closed when the episode ends. */
     private TaskEnvironment environment;
     private final long startNanos = System.nanoTime();
@@ -129,6 +132,11 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
      * format or tools are unknown on this node.
      */
     public static Behavior<Command> create(RunEpisode request, EpisodeServices services, ActorRef<Trajectory> replyTo) {
+        return Behaviors.setup(ctx -> create(request, services, replyTo, EpisodeMeters.of(ctx.getSystem())));
+    }
+
+    /** As {@link #create(RunEpisode, EpisodeServices, ActorRef)}, recording on the node's {@code meters} (its worker holds them). */
+    static Behavior<Command> create(RunEpisode request, EpisodeServices services, ActorRef<Trajectory> replyTo, EpisodeMeters meters) {
         return Behaviors.setup(ctx -> {
             EpisodeSetup setup;
             TaskEnvironment environment;
@@ -136,17 +144,30 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 setup = services.setupFor(request.spec());
                 environment = services.environments().open(request.task(), request.episodeId()).orElse(null);
             } catch (IllegalArgumentException e) {
+                meters.finished(StopReason.INVALID_REQUEST);
                 replyTo.tell(Trajectory.notRun(request.episodeId(), request.groupId(), request.task().id(),
                         StopReason.INVALID_REQUEST, e.getMessage()));
                 return Behaviors.stopped();
             }
-            return new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo).askPolicy();
+            EpisodeActor episode = new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo, meters);
+            // An episode that ends or fails inside its setup (an in-process policy answers inline) never becomes the
+            // actor's behavior, so no PostStop reaches it: it is released here instead.
+            Behavior<Command> first;
+            try {
+                first = episode.askPolicy();
+            } catch (RuntimeException e) {
+                episode.released();
+                throw e;
+            }
+            if (!Behavior.isAlive(first)) episode.released();
+            return first;
         });
     }
 
     private EpisodeActor(ActorContext<Command> context, RunEpisode request, EpisodeSetup setup, Policy policy,
-                         TaskEnvironment environment, ActorRef<Trajectory> replyTo) {
+                         TaskEnvironment environment, ActorRef<Trajectory> replyTo, EpisodeMeters meters) {
         super(context);
+        this.meters = meters;
         this.environment = environment;
         this.request = request;
         this.spec = request.spec();
@@ -162,6 +183,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         // A plain scheduled message rather than a timer scheduler: no interceptor on every message.
         this.deadlineAtNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(spec.deadlineMillis());
         this.deadline = context.scheduleOnce(Duration.ofMillis(spec.deadlineMillis()), context.getSelf(), DeadlineReached.INSTANCE);
+        meters.started(); // and stopped() once, in released(), which every way out of a constructed episode passes
+        counted = true;
     }
 
     @Override
@@ -190,6 +213,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private Behavior<Command> released() {
+        if (counted) {
+            counted = false;
+            meters.stopped();
+        }
         stopWaiting();
         closeEnvironment();
         setup.executor.release(request.episodeId());
@@ -273,6 +300,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         int generated = c.completionTokens() > 0 ? c.completionTokens() : setup.counter.count(c.text());
         completionTokens += generated;
         budgetUsed += generated;
+        if (replaying == null) meters.turn(generated); // a resumed episode's recorded turns were counted when they ran
 
         ParsedCompletion parsed = setup.format.parse(c, setup.toolSpecs);
         List<ToolCall> calls = parsed.toolCalls();
@@ -506,6 +534,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private Behavior<Command> finish(StopReason reason, String answer, String error) {
         stopWaiting();
+        meters.finished(reason);
         EpisodeStats stats = new EpisodeStats(policyTurns, toolCalls, toolSuccesses, formatErrors, promptTokens,
                 completionTokens, System.nanoTime() - startNanos);
         Trajectory done = new Trajectory(request.episodeId(), request.groupId(), request.task().id(), prompt, turns, answer,

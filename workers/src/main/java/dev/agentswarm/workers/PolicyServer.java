@@ -58,6 +58,9 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
     public record WeightsLoaded(long version, String error) implements CborSerializable {}
 
     private final BatchGenerator generator;
+    private final PolicyServerMeters meters;
+    /** The generator's token count at the last step, to record each step's tokens. */
+    private long tokensSeen;
     private final Map<Long, ActorRef<Reply>> waiting = new HashMap<>();
     private boolean stepping;
 
@@ -69,6 +72,10 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
     private PolicyServer(ActorContext<Command> context, BatchGenerator generator) {
         super(context);
         this.generator = generator;
+        this.meters = PolicyServerMeters.of(context.getSystem());
+        meters.version(generator.version());
+        meters.queued(generator.queued());
+        tokensSeen = generator.generatedTokens();
     }
 
     @Override
@@ -95,18 +102,23 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
             return this;
         }
         waiting.put(g.requestId(), g.replyTo());
+        meters.queued(generator.queued());
         scheduleStep();
         return this;
     }
 
     private Behavior<Command> onCancel(Cancel c) {
-        if (waiting.remove(c.requestId()) != null) generator.cancel(c.requestId());
+        if (waiting.remove(c.requestId()) != null) {
+            generator.cancel(c.requestId());
+            meters.queued(generator.queued());
+        }
         return this;
     }
 
     private Behavior<Command> onLoadWeights(LoadWeights w) {
         try {
             long version = generator.loadWeights(w.safetensors());
+            meters.version(version);
             getContext().getLog().info("policy weights version {} loaded", version);
             if (w.replyTo() != null) w.replyTo().tell(new WeightsLoaded(version, null));
         } catch (RuntimeException e) { // a mismatched file leaves the served weights as they were
@@ -130,8 +142,13 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
             // Contained: every open request is answered with the reason and the server keeps serving.
             getContext().getLog().error("generation step failed; answering {} open requests", waiting.size(), e);
             for (long id : generator.abortAll()) reject(id, "the embedded model failed: " + e);
+            meters.queued(generator.queued());
             return this;
         }
+        long tokens = generator.generatedTokens();
+        meters.step(generator.lastDecodeBatch(), tokens - tokensSeen);
+        tokensSeen = tokens;
+        meters.queued(generator.queued());
         for (Generation g : finished) {
             ActorRef<Reply> replyTo = waiting.remove(g.id());
             if (replyTo != null) replyTo.tell(new Generated(g));
@@ -154,6 +171,7 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
 
     private Behavior<Command> onStop() {
         for (long id : generator.abortAll()) reject(id, "the policy server stopped");
+        meters.queued(0);
         generator.close();
         return this;
     }

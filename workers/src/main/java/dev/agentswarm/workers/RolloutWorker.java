@@ -52,6 +52,7 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
     private record Running(RunEpisode request, ActorRef<EpisodeActor.Command> actor) {}
 
     private final EpisodeServices services;
+    private final EpisodeMeters meters;
     private final String node;
     private final Supplier<Duration> drain;
     private final Map<String, Running> running = new HashMap<>();
@@ -81,6 +82,7 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
                           String node, Supplier<Duration> drain) {
         super(context);
         this.services = services;
+        this.meters = EpisodeMeters.of(context.getSystem());
         this.node = node;
         this.drain = drain;
         this.recentlyAnswered = new LinkedHashMap<>(16, 0.75f, false) {
@@ -113,6 +115,7 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
         if (invalid != null) {
             getContext().getLog().warn("rejecting a RunEpisode with {}: {}", invalid, run);
             if (run.replyTo() != null) {
+                meters.finished(StopReason.INVALID_REQUEST);
                 run.replyTo().tell(Trajectory.notRun(run.episodeId(), run.groupId(), run.task() == null ? null : run.task().id(),
                         StopReason.INVALID_REQUEST, "RunEpisode has " + invalid));
             }
@@ -137,7 +140,7 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
             return this;
         }
         ActorRef<EpisodeActor.Command> child =
-                getContext().spawn(EpisodeActor.create(run, services, run.replyTo()), "ep-" + (spawned++));
+                getContext().spawn(EpisodeActor.create(run, services, run.replyTo(), meters), "ep-" + (spawned++));
         getContext().watch(child);
         running.put(id, new Running(run, child));
         episodeOfChild.put(child.unsafeUpcast(), id);
@@ -161,6 +164,7 @@ public final class RolloutWorker extends AbstractBehavior<WorkerProtocol.Command
                 String why = describe(failed.getCause());
                 getContext().getLog().warn("episode {} crashed: {}", id, why);
                 RunEpisode req = r.request();
+                meters.finished(StopReason.CRASHED);
                 req.replyTo().tell(Trajectory.notRun(id, req.groupId(), req.task().id(), StopReason.CRASHED,
                         "episode actor crashed: " + why));
             }

@@ -5,6 +5,8 @@ import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.sandbox.CodeTools;
 import dev.agentswarm.sandbox.Sandbox;
 import dev.agentswarm.sandbox.SandboxSettings;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.List;
 
 /**
@@ -41,6 +43,27 @@ public final class SandboxPool {
     /** python, code_interpreter and bash, sharing one session per episode. */
     public List<Tool> tools() {
         return tools.all();
+    }
+
+    public static final String SLOTS_IN_USE = "agentswarm.sandbox.slots.in.use";
+    public static final String SLOTS = "agentswarm.sandbox.slots";
+    public static final String SESSIONS_OPEN = "agentswarm.sandbox.sessions.open";
+
+    /**
+     * Registers the sandbox's gauges on a node's registry: execution slots in use and in all, and
+     * sessions open. They read the JVM's shared sandbox at scrape time and show 0 until a code call
+     * starts it; a scrape never starts it.
+     */
+    public void bindTo(MeterRegistry registry) {
+        Gauge.builder(SLOTS_IN_USE, this, p -> Sandbox.sharedIfStarted(p.settings).map(Sandbox::slotsInUse).orElse(0))
+                .strongReference(true)
+                .description("Sandbox execution slots running a program or a cell now (the JVM's sandbox)").register(registry);
+        Gauge.builder(SLOTS, settings, SandboxSettings::slots)
+                .strongReference(true)
+                .description("Sandbox execution slots in all (agentswarm.sandbox.slots)").register(registry);
+        Gauge.builder(SESSIONS_OPEN, this, p -> Sandbox.sharedIfStarted(p.settings).map(Sandbox::openSessions).orElse(0))
+                .strongReference(true)
+                .description("Stateful sandbox sessions (python, code_interpreter) open now").register(registry);
     }
 
     /** Episodes holding a session now. */

@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import dev.agentswarm.core.metrics.NodeMetrics;
 import dev.agentswarm.core.policy.PolicyException;
+import io.micrometer.core.instrument.MeterRegistry;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.CompletionRequest;
 import dev.agentswarm.core.protocol.EpisodeSpec;
@@ -180,5 +182,52 @@ class PolicyServerTest {
         Turn first = t.turns().stream().filter(x -> x.tokenIds().length > 0).findFirst().orElseThrow();
         assertEquals(first.tokenIds().length, first.logprobs().length);
         assertEquals(0, first.policyVersion());
+    }
+
+    @Test
+    void theServerRecordsQueueDepthBatchSizeTokensAndVersionOnItsNode() throws Exception {
+        // A node of its own: the class's other tests record on the shared kit's registry.
+        ActorTestKit own = ActorTestKit.create("policy-meters", kit.system().settings().config());
+        try {
+            MeterRegistry registry = NodeMetrics.get(own.system()).registry();
+            ActorRef<PolicyServer.Command> server = own.spawn(PolicyServer.create(() -> model.newGenerator(new GeneratorSettings(1, 8, 4096, 1))),
+                    "server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
+            TestProbe<PolicyServer.Reply> replies = own.createTestProbe();
+            // One slot: a long generation holds it while two short ones wait in the queue.
+            server.tell(new PolicyServer.Generate(1, new int[] {1, 2, 3}, new SamplingParams(1.0, 1.0, 0, 1500, List.of(), 9L),
+                    new int[0], replies.getRef()));
+            server.tell(new PolicyServer.Generate(2, new int[] {4, 5}, new SamplingParams(1.0, 1.0, 0, 4, List.of(), 1L),
+                    new int[0], replies.getRef()));
+            server.tell(new PolicyServer.Generate(3, new int[] {6, 7}, new SamplingParams(1.0, 1.0, 0, 4, List.of(), 2L),
+                    new int[0], replies.getRef()));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            // The gauges are registered when the server's setup runs, on its own thread.
+            while (registry.find(PolicyServerMeters.QUEUE_DEPTH).gauge() == null
+                    || registry.get(PolicyServerMeters.QUEUE_DEPTH).gauge().value() != 2) {
+                assertTrue(System.nanoTime() < deadline, "two requests never waited at once");
+                Thread.onSpinWait();
+            }
+            long tokens = 0;
+            for (int i = 0; i < 3; i++) {
+                tokens += assertInstanceOf(PolicyServer.Generated.class, replies.receiveMessage(Duration.ofSeconds(60))).generation().tokens().length;
+            }
+            assertEquals(0, registry.get(PolicyServerMeters.QUEUE_DEPTH).gauge().value());
+            assertEquals(tokens, registry.get(PolicyServerMeters.TOKENS).counter().count());
+            var batch = registry.get(PolicyServerMeters.BATCH_SIZE).summary();
+            assertEquals(1.0, batch.max(), "one slot: one sequence per decode step");
+            // The first token of each sequence comes from its prefill; every later one from a decode step.
+            assertEquals(tokens - 3, batch.count());
+            assertEquals(0, registry.get(PolicyServerMeters.VERSION).gauge().value());
+            byte[] v7;
+            try (NDManager m = NDManager.newBaseManager()) {
+                v7 = ModelWeights.export(CausalLm.create(TINY, m, 42), 7);
+            }
+            TestProbe<PolicyServer.WeightsLoaded> loaded = own.createTestProbe();
+            server.tell(new PolicyServer.LoadWeights(v7, loaded.getRef()));
+            assertNull(loaded.receiveMessage().error());
+            assertEquals(7, registry.get(PolicyServerMeters.VERSION).gauge().value());
+        } finally {
+            own.shutdownTestKit();
+        }
     }
 }

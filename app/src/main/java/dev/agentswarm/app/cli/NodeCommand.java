@@ -6,6 +6,7 @@ import dev.agentswarm.app.ClusterLog;
 import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.JournalDatabase;
 import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.app.metrics.NodeReadiness;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.environments.Suites;
@@ -32,8 +33,12 @@ import picocli.CommandLine.Option;
                 "  swarm node --roles worker --seed pekko://swarm@127.0.0.1:2551",
                 "  swarm node --roles orchestrator,worker --seed pekko://swarm@127.0.0.1:2551 --config conf/persistence-postgres.conf",
                 "  swarm run \"a task\" --join pekko://swarm@127.0.0.1:2551     (the swarm runs on an orchestrator node)",
-                "  swarm eval --suite arithmetic --join pekko://swarm@127.0.0.1:2551"})
+                "  swarm eval --suite arithmetic --join pekko://swarm@127.0.0.1:2551",
+                "  swarm node --roles worker --metrics-port 9464     (Prometheus GET /metrics, and /alive, /ready for probes)"})
 public final class NodeCommand implements Callable<Integer> {
+
+    /** The readiness check of an orchestrator node: its journal database's tables are there and right. */
+    static final String JOURNAL_READY = "journal";
 
     static final Set<String> ROLES = Set.of(SwarmNode.ORCHESTRATOR_ROLE, WorkerRegion.ROLE, SwarmNode.LEARNER_ROLE);
 
@@ -70,6 +75,9 @@ public final class NodeCommand implements Callable<Integer> {
     @Mixin
     PolicyOptions policyOptions;
 
+    @Mixin
+    MetricsOptions metrics;
+
     @Override
     public Integer call() throws Exception {
         Set<String> wanted = new LinkedHashSet<>(roles);
@@ -80,7 +88,7 @@ public final class NodeCommand implements Callable<Integer> {
         int listen = port != null ? port : seed == null ? DEFAULT_SEED_PORT : 0;
         boolean orchestrator = wanted.contains(SwarmNode.ORCHESTRATOR_ROLE);
         if (orchestrator && listen == 0) listen = freePort(); // the data folder is named after the port, known before the start
-        Config cfg = SwarmNode.loadConfig(config)
+        Config cfg = metrics.apply(SwarmNode.loadConfig(config))
                 .withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.copyOf(wanted)))
                 .withValue("pekko.remote.artery.canonical.hostname", ConfigValueFactory.fromAnyRef(host))
                 .withValue("pekko.remote.artery.canonical.port", ConfigValueFactory.fromAnyRef(listen));
@@ -91,6 +99,8 @@ public final class NodeCommand implements Callable<Integer> {
             cfg = JournalDatabase.settings(cfg, data).withValue("agentswarm.node.swarms-dir",
                     ConfigValueFactory.fromAnyRef(data.resolve("swarms").toAbsolutePath().toString()));
             JournalDatabase.check(cfg);
+            // Not ready for swarms until the journal's tables are checked, after the start (they need the actor system).
+            cfg = cfg.withValue("agentswarm.node.ready-after", ConfigValueFactory.fromIterable(List.of(JOURNAL_READY)));
             swarms = "swarms journal to " + JournalDatabase.redactedUrl(cfg) + (JournalDatabase.kind(cfg) == JournalDatabase.Kind.H2
                     ? " (this node's own: its swarms go on when it restarts with the same --data-dir, and move to another node only"
                     + " with a shared database, e.g. --config conf/persistence-postgres.conf)" : "") + "; traces in " + data.resolve("swarms");
@@ -105,7 +115,10 @@ public final class NodeCommand implements Callable<Integer> {
             Suites suites = SuiteCatalog.fromConfig(nodeConfig);
             return new EpisodeServices(policy, EpisodeRuns.nodeTools(nodeConfig, suites), suites);
         }, seedAddress);
-        if (orchestrator) JournalDatabase.createSchema(node.system(), cfg);
+        if (orchestrator) {
+            JournalDatabase.createSchema(node.system(), cfg);
+            NodeReadiness.get(node.system()).done(JOURNAL_READY);
+        }
         node.system().systemActorOf(ClusterLog.create(line -> {
             out.println(line);
             out.flush();

@@ -91,6 +91,9 @@ public final class RunCommand implements Callable<Integer> {
     JoinOption joinOption;
 
     @Mixin
+    MetricsOptions metrics;
+
+    @Mixin
     JsonOption json;
 
     @Option(names = "--config", paramLabel = "FILE", description = "HOCON file overriding the defaults (agentswarm.episode…, agentswarm.policy…).")
@@ -115,7 +118,7 @@ public final class RunCommand implements Callable<Integer> {
         if (!single) return runSwarm();
         if (task == null) throw new IllegalArgumentException("give the TASK to run");
         if (tools == null) tools = List.of("calculator", "finish");
-        Config cfg = SwarmNode.loadConfig(config);
+        Config cfg = metrics.apply(SwarmNode.loadConfig(config));
         EpisodeSpec spec = EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")).withTools(tools);
         if (format != null) spec = spec.withFormat(ToolCallFormats.byName(format).name());
         if (maxTurns != null) {
@@ -166,7 +169,7 @@ public final class RunCommand implements Callable<Integer> {
 
     private Integer runSwarm() throws Exception {
         if (record != null) throw new IllegalArgumentException("a swarm run always records to its run folder; --record is for --single");
-        Config cfg = SwarmNode.loadConfig(config);
+        Config cfg = metrics.apply(SwarmNode.loadConfig(config));
         if (format != null) cfg = cfg.withValue("agentswarm.episode.format", ConfigValueFactory.fromAnyRef(ToolCallFormats.byName(format).name()));
         if (maxTurns != null) cfg = cfg.withValue("agentswarm.episode.max-turns", ConfigValueFactory.fromAnyRef(maxTurns));
         if (maxSubAgents != null) cfg = cfg.withValue("agentswarm.swarm.max-subagents", ConfigValueFactory.fromAnyRef(maxSubAgents));

@@ -55,11 +55,14 @@ public final class TrainCommand implements Callable<Integer> {
     JoinOption joinOption;
 
     @Mixin
+    MetricsOptions metrics;
+
+    @Mixin
     JsonOption json;
 
     @Override
     public Integer call() throws Exception {
-        Config cfg = SwarmNode.loadConfig(config);
+        Config cfg = metrics.apply(SwarmNode.loadConfig(config));
         if (suite != null) cfg = cfg.withValue("agentswarm.train.suite", ConfigValueFactory.fromAnyRef(suite));
         if (steps != null) cfg = cfg.withValue("agentswarm.train.steps", ConfigValueFactory.fromAnyRef(steps));
         if (sync) cfg = cfg.withValue("agentswarm.train.sync", ConfigValueFactory.fromAnyRef(true));

@@ -64,6 +64,7 @@ public final class BatchGenerator implements AutoCloseable {
     private long prefills;
     private long generatedTokens;
     private long prefillTokens;
+    private int lastDecodeBatch;
 
     /**
      * @param tokenBytes the UTF-8 bytes a token id stands for, to match stop strings and build the text
@@ -153,6 +154,21 @@ public final class BatchGenerator implements AutoCloseable {
         return version;
     }
 
+    /** Requests waiting for a slot now. */
+    public int queued() {
+        return queue.size();
+    }
+
+    /** Sequences decoded together by the last {@link #step} (0 when it only prefilled or had nothing to do). */
+    public int lastDecodeBatch() {
+        return lastDecodeBatch;
+    }
+
+    /** Tokens generated since creation. */
+    public long generatedTokens() {
+        return generatedTokens;
+    }
+
     public Stats stats() {
         return new Stats(steps, prefills, generatedTokens, prefillTokens, running, queue.size(), version);
     }
@@ -173,6 +189,7 @@ public final class BatchGenerator implements AutoCloseable {
      */
     public List<Generation> step() {
         InferenceThreads.noGradHere();
+        lastDecodeBatch = 0;
         List<Generation> done = new ArrayList<>();
         try (NDManager step = manager.newSubManager()) {
             admit(step, done);
@@ -224,6 +241,7 @@ public final class BatchGenerator implements AutoCloseable {
 
     private void decode(NDManager step, List<Generation> done) {
         int n = running;
+        lastDecodeBatch = n;
         int[] tokens = new int[n];
         int[] positions = new int[n];
         for (int s = 0; s < n; s++) {
