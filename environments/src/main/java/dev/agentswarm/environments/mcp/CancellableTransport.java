@@ -14,7 +14,9 @@ import reactor.core.publisher.Mono;
  * A transport that remembers the JSON-RPC id of each {@code tools/call} it sends, so that a call the
  * episode gives up (its time limit, the episode's end) can be cancelled at the server with
  * {@code notifications/cancelled}: the SDK's client keeps request ids to itself. Calls are known by a
- * key this side puts in the request's {@code _meta} ({@value #CALL_KEY}).
+ * key this side puts in the request's {@code _meta} ({@value #CALL_KEY}). It also notes which listed
+ * tools can only run as MCP tasks ({@code execution.taskSupport: "required"}, a field the SDK's
+ * {@code Tool} record drops): a plain {@code tools/call} of one is refused, so they are not offered.
  */
 final class CancellableTransport implements McpClientTransport {
 
@@ -23,6 +25,7 @@ final class CancellableTransport implements McpClientTransport {
 
     private final McpClientTransport delegate;
     private final Map<String, Object> requestIds = new ConcurrentHashMap<>();
+    private final java.util.Set<String> taskOnly = ConcurrentHashMap.newKeySet();
 
     CancellableTransport(McpClientTransport delegate) {
         this.delegate = delegate;
@@ -57,7 +60,25 @@ final class CancellableTransport implements McpClientTransport {
 
     @Override
     public Mono<Void> connect(Function<Mono<McpSchema.JSONRPCMessage>, Mono<McpSchema.JSONRPCMessage>> handler) {
-        return delegate.connect(handler);
+        return delegate.connect(inbound -> handler.apply(inbound.doOnNext(this::observe)));
+    }
+
+    /** The tools listed so far that only run as MCP tasks. */
+    java.util.Set<String> taskOnly() {
+        return java.util.Set.copyOf(taskOnly);
+    }
+
+    private void observe(McpSchema.JSONRPCMessage message) {
+        if (!(message instanceof McpSchema.JSONRPCResponse r) || !(r.result() instanceof Map<?, ?> result)
+                || !(result.get("tools") instanceof List<?> tools)) {
+            return;
+        }
+        for (Object t : tools) {
+            if (!(t instanceof Map<?, ?> tool) || !(tool.get("name") instanceof String name)) continue;
+            boolean required = tool.get("execution") instanceof Map<?, ?> e && "required".equals(e.get("taskSupport"));
+            if (required) taskOnly.add(name);
+            else taskOnly.remove(name);
+        }
     }
 
     @Override

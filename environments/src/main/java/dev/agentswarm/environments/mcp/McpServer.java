@@ -30,7 +30,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import reactor.core.Disposable;
@@ -44,7 +43,8 @@ import reactor.core.publisher.Mono;
  * after a backoff that doubles from {@code restart-backoff.min} to {@code max} (back to min after a
  * call is answered). Calls during the backoff fail at once, saying when the next attempt is; calls
  * while it starts wait for it within their own time limit. Every new connection lists the tools
- * again, and so does {@code notifications/tools/list_changed}: {@code onTools} hears each list.
+ * again, and so does {@code notifications/tools/list_changed}: {@code onTools} hears each list, with
+ * the names of the listed tools that only run as MCP tasks.
  *
  * <p>Nothing here blocks its caller: calls return a stage completed on this class's own threads (a
  * timer and a pool for process starts and completions), never on the caller's (Pekko's dispatcher)
@@ -66,7 +66,7 @@ final class McpServer {
     private final boolean firstStartQuiet;
     private final String label;
     private final McpMetrics metrics;
-    private final Consumer<List<McpSchema.Tool>> onTools;
+    private final java.util.function.BiConsumer<List<McpSchema.Tool>, Set<String>> onTools;
     private final AtomicLong callKeys = new AtomicLong();
 
     // State, under this object's lock.
@@ -84,7 +84,8 @@ final class McpServer {
      * A server of {@code settings}; {@code label} names it in messages (its name, or its name and
      * episode for a per-episode one). Nothing starts before {@link #start()}.
      */
-    McpServer(McpSettings.Server settings, String label, McpMetrics metrics, Consumer<List<McpSchema.Tool>> onTools) {
+    McpServer(McpSettings.Server settings, String label, McpMetrics metrics,
+              java.util.function.BiConsumer<List<McpSchema.Tool>, Set<String>> onTools) {
         this(settings, label, metrics, onTools, false);
     }
 
@@ -92,8 +93,8 @@ final class McpServer {
      * {@code firstStartQuiet}: a failed first start is not logged here (the node's start reports it
      * and stops this server: it offers nothing, so it is not started again).
      */
-    McpServer(McpSettings.Server settings, String label, McpMetrics metrics, Consumer<List<McpSchema.Tool>> onTools,
-              boolean firstStartQuiet) {
+    McpServer(McpSettings.Server settings, String label, McpMetrics metrics,
+              java.util.function.BiConsumer<List<McpSchema.Tool>, Set<String>> onTools, boolean firstStartQuiet) {
         this.firstStartQuiet = firstStartQuiet;
         this.settings = settings;
         this.label = label;
@@ -264,7 +265,7 @@ final class McpServer {
     private void listed(Connection c, List<McpSchema.Tool> tools) {
         if (c.lost != null) return;
         try {
-            onTools.accept(tools == null ? List.of() : tools);
+            onTools.accept(tools == null ? List.of() : tools, c.transport.taskOnly());
         } catch (RuntimeException e) {
             LOG.warn("MCP server '{}': its tool list could not be taken in", label, e);
         }

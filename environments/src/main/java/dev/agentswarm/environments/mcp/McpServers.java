@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -87,8 +88,8 @@ public final class McpServers implements AutoCloseable {
             Entry e = entries.get(i);
             try {
                 // Each start ends by its own limit; this one is a backstop.
-                List<McpSchema.Tool> listed = starts.get(i).get(wait + 10_000, TimeUnit.MILLISECONDS);
-                e.offer(listed);
+                starts.get(i).get(wait + 10_000, TimeUnit.MILLISECONDS);
+                e.offer();
             } catch (Exception x) {
                 e.failedToStart(McpServer.message(x instanceof java.util.concurrent.ExecutionException ? x.getCause() : x));
             }
@@ -181,8 +182,9 @@ public final class McpServers implements AutoCloseable {
         final List<String> notOffered = new ArrayList<>();
         McpServer shared;
         volatile String startError;
-        /** The latest listing, and whether the node has taken its names yet ({@link #offer}). */
-        private List<McpSchema.Tool> latest;
+        /** The latest listing, its tools that only run as MCP tasks, and whether the node has taken its names yet ({@link #offer}). */
+        private List<McpSchema.Tool> latest = List.of();
+        private Set<String> taskOnly = Set.of();
         private boolean named;
         private volatile boolean stopped;
 
@@ -202,13 +204,19 @@ public final class McpServers implements AutoCloseable {
         }
 
         /** The node offers what the first listing holds. */
-        synchronized void offer(List<McpSchema.Tool> first) {
+        synchronized void offer() {
             named = true;
             // A list_changed may have come between the first listing and now: the latest is the truth.
-            for (McpSchema.Tool t : latest != null ? latest : first) {
+            for (McpSchema.Tool t : latest) {
                 String problem = badName(t.name());
+                if (problem == null && taskOnly.contains(t.name())) {
+                    problem = "it only runs as an MCP task (execution.taskSupport = required), which this client does not support";
+                }
                 if (problem != null) {
-                    LOG.warn("MCP server '{}': tool {} is not offered: {}", settings.name(), t.name() == null ? "(no name)" : "'" + t.name() + "'", problem);
+                    String line = "MCP server '" + settings.name() + "': tool " + (t.name() == null ? "(no name)" : "'" + t.name() + "'")
+                            + " is not offered: " + problem;
+                    if (taskOnly.contains(t.name())) LOG.info(line); // a limitation of this client, not a fault of the server
+                    else LOG.warn(line);
                     notOffered.add((t.name() == null ? "(no name)" : t.name()) + " (" + problem + ")");
                     continue;
                 }
@@ -221,11 +229,12 @@ public final class McpServers implements AutoCloseable {
         }
 
         /** A later listing (restart, list_changed, a per-episode instance): specs updated, names kept. */
-        synchronized void listed(List<McpSchema.Tool> listed) {
+        synchronized void listed(List<McpSchema.Tool> listed, Set<String> taskOnly) {
             latest = listed;
+            this.taskOnly = taskOnly;
             if (!named) return; // the first listing: offer() takes its names
             Map<String, McpSchema.Tool> byName = new HashMap<>();
-            for (McpSchema.Tool t : listed) if (t.name() != null) byName.put(t.name(), t);
+            for (McpSchema.Tool t : listed) if (t.name() != null && !taskOnly.contains(t.name())) byName.put(t.name(), t);
             for (McpTool tool : offered.values()) {
                 McpSchema.Tool now = byName.remove(tool.mcpName());
                 if (now != null) {
@@ -237,6 +246,7 @@ public final class McpServers implements AutoCloseable {
             }
             List<String> fresh = new ArrayList<>();
             for (String name : byName.keySet()) {
+                if (notOffered.stream().anyMatch(n -> n.startsWith(name + " ("))) continue; // said already
                 String entry = name + " (listed after the node started: restart the node to offer it)";
                 if (!notOffered.contains(entry)) {
                     notOffered.add(entry);

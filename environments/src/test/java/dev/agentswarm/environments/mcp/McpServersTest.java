@@ -107,6 +107,10 @@ class McpServersTest {
             assertFalse(echo.parameters().has("$schema"), "$schema is a note on the dialect, left out of the parameters");
             assertEquals("string", echo.parameters().at("/properties/message/type").asText());
             assertEquals(java.util.Optional.of("everything"), s.serverOf("everything.echo"));
+            // A tool that only runs as an MCP task (execution.taskSupport = required) would refuse every plain call: not offered.
+            assertFalse(names.contains("everything.simulate-research-query"), names::toString);
+            assertTrue(status.notOffered().stream().anyMatch(n -> n.startsWith("simulate-research-query (it only runs as an MCP task")),
+                    status.notOffered()::toString);
 
             assertEquals("Echo: hello", call(tool(s, "everything.echo"), "{\"message\": \"hello\"}"));
             assertEquals("The sum of 2 and 3 is 5.", call(tool(s, "everything.get-sum"), "{\"a\": 2, \"b\": 3}"));
