@@ -131,7 +131,7 @@ final class McpServer {
                 var b = HttpClientStreamableHttpTransport.builder(base).endpoint(endpoint).jsonMapper(MAPPER)
                         .connectTimeout(settings.startTimeout()).openConnectionOnStartup(false);
                 if (!settings.headers().isEmpty()) {
-                    b.httpRequestCustomizer((request, method, uri, body, context) -> settings.headers().forEach(request::header));
+                    b.addHttpRequestCustomizer((request, method, uri, body, context) -> settings.headers().forEach(request::header));
                 }
                 raw = b.build();
             }
@@ -141,7 +141,7 @@ final class McpServer {
                     // This class keeps every limit itself (per call, per start, per ping); the SDK's is a backstop.
                     .requestTimeout(limit.plus(settings.pingTimeout()).plusSeconds(5))
                     .initializationTimeout(settings.startTimeout().plusSeconds(5))
-                    .clientInfo(new McpSchema.Implementation("agentswarm", "agentswarm", VERSION))
+                    .clientInfo(McpSchema.Implementation.builder("agentswarm", VERSION).build())
                     .capabilities(McpSchema.ClientCapabilities.builder().build())
                     .toolsChangeConsumer(tools -> Mono.fromRunnable(() -> listed(this, tools)))
                     .loggingConsumer(n -> Mono.fromRunnable(() -> LOG.debug("MCP server '{}' logs ({}): {}", label, n.level(), n.data())))

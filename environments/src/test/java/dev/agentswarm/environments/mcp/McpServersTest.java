@@ -393,4 +393,24 @@ class McpServersTest {
         for (ProcessHandle c : bChildren) assertTrue(gone(c), "child " + c.pid() + " of b");
         assertTrue(call(tool(s, "a.echo"), "{\"text\": \"x\"}").startsWith("ERROR: MCP server 'a' is stopped"));
     }
+
+    @Test
+    void aUrlServerGetsItsConfiguredHeadersWithEveryRequest() throws Exception {
+        java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer http = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+        http.createContext("/mcp", ex -> {
+            seen.add(ex.getRequestMethod() + " " + ex.getRequestHeaders().getFirst("Authorization"));
+            ex.sendResponseHeaders(500, -1);
+            ex.close();
+        });
+        http.start();
+        try (McpServers s = start("web { url = \"http://127.0.0.1:" + http.getAddress().getPort() + "/mcp\", start-timeout = 3s,"
+                + " headers { Authorization = \"Bearer t0ken\" } }")) {
+            assertFalse(s.servers().get(0).started());
+            assertTrue(seen.contains("POST Bearer t0ken"), seen::toString);
+        } finally {
+            http.stop(0);
+        }
+    }
 }
