@@ -7,6 +7,8 @@ import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.workers.SandboxPool;
 import dev.agentswarm.core.tool.CalculatorTool;
 import dev.agentswarm.core.tool.FinishTool;
+import dev.agentswarm.environments.mcp.McpServers;
+import dev.agentswarm.environments.mcp.McpSettings;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -30,28 +32,71 @@ public final class EpisodeRuns {
     }
 
     /**
-     * The built-in tools and the code tools (python, code_interpreter, bash) of this configuration's
-     * sandbox, which starts on the first code call.
+     * The built-in tools, the code tools (python, code_interpreter, bash) of this configuration's
+     * sandbox, which starts on the first code call, and the tools of its MCP servers
+     * ({@code agentswarm.mcp.servers}, started on first use: {@link #mcpServers}).
      */
     public static ToolRegistry nodeTools(Config config) {
-        return withoutOverrides(config).withIdempotency(config.getConfig("agentswarm.tools"));
+        return withMcp(ownTools(config), mcpServers(config)).withIdempotency(config.getConfig("agentswarm.tools"));
     }
 
-    private static ToolRegistry withoutOverrides(Config config) {
+    /** The tools of the node itself: the built-ins and the sandbox's code tools. */
+    public static ToolRegistry ownTools(Config config) {
         ToolRegistry tools = builtInTools();
         for (Tool t : SandboxPool.fromConfig(config).tools()) tools = tools.plus(t);
         return tools;
     }
 
     /**
-     * The node's tools, then each suite tool whose name they do not already offer; each with its
-     * idempotency as {@code agentswarm.tools.NAME.idempotent} overrides it.
+     * The node's tools, then each suite tool whose name they do not already offer, then its MCP
+     * servers' tools; each with its idempotency as {@code agentswarm.tools.NAME.idempotent} overrides it.
      */
     public static ToolRegistry nodeTools(Config config, dev.agentswarm.environments.Suites suites) {
-        ToolRegistry tools = withoutOverrides(config);
-        for (Tool t : suites.tools()) if (tools.find(t.name()).isEmpty()) tools = tools.plus(t);
-        return tools.withIdempotency(config.getConfig("agentswarm.tools"));
+        return nodeTools(config, suites, mcpServers(config));
     }
+
+    /** As {@link #nodeTools(Config, dev.agentswarm.environments.Suites)}, with these MCP servers. */
+    public static ToolRegistry nodeTools(Config config, dev.agentswarm.environments.Suites suites, McpServers mcp) {
+        ToolRegistry tools = ownTools(config);
+        for (Tool t : suites.tools()) if (tools.find(t.name()).isEmpty()) tools = tools.plus(t);
+        return withMcp(tools, mcp).withIdempotency(config.getConfig("agentswarm.tools"));
+    }
+
+    /**
+     * {@code tools} and the MCP servers' tools after them; an MCP tool whose name the node already
+     * offers is refused, naming the server's prefix to set (an MCP tool never replaces another).
+     */
+    static ToolRegistry withMcp(ToolRegistry tools, McpServers mcp) {
+        for (Tool t : mcp.tools()) {
+            if (tools.find(t.name()).isPresent()) {
+                String server = mcp.serverOf(t.name()).orElse("?");
+                String key = com.typesafe.config.ConfigUtil.joinPath("agentswarm", "mcp", "servers", server);
+                throw new IllegalArgumentException(key + ": its tool '" + t.name() + "' has the name of a tool this node already offers;"
+                        + " give the server a prefix (" + key + ".prefix, now \"" + mcp.settings(server).map(McpSettings.Server::prefix).orElse("")
+                        + "\")");
+            }
+            tools = tools.plus(t);
+        }
+        return tools;
+    }
+
+    /** Servers started per configuration, for the life of the JVM: every registry of the same servers shares their processes. */
+    private static final Map<McpSettings, McpServers> MCP = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * The MCP servers of this configuration ({@code agentswarm.mcp}): started (and their tools listed)
+     * on first use, then shared by every node and registry of this JVM with the same servers, and
+     * stopped with their children when the JVM exits. Calls and restarts are recorded on
+     * {@link #MCP_METRICS}.
+     */
+    public static McpServers mcpServers(Config config) {
+        McpSettings settings = McpSettings.fromConfig(config);
+        if (settings.servers().isEmpty()) return McpServers.none();
+        return MCP.computeIfAbsent(settings, s -> McpServers.start(s, MCP_METRICS));
+    }
+
+    /** Where the MCP servers of {@link #mcpServers} record their calls and restarts (the node's metrics registry, later). */
+    public static final io.micrometer.core.instrument.MeterRegistry MCP_METRICS = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
 
     /**
      * Runs {@code jobs} with at most {@code maxInflight} in flight, showing a progress bar on

@@ -14,6 +14,7 @@ import dev.agentswarm.app.cli.RunsCommand;
 import dev.agentswarm.app.cli.SandboxCommand;
 import dev.agentswarm.app.cli.SftCommand;
 import dev.agentswarm.app.cli.TokenizeCommand;
+import dev.agentswarm.app.cli.ToolsCommand;
 import dev.agentswarm.app.cli.TrainCommand;
 import dev.agentswarm.app.cli.VersionCommand;
 import picocli.CommandLine;
@@ -24,7 +25,7 @@ import picocli.CommandLine.Command;
         description = "Actor runtime for swarms of tool-using LLM agents that learn.",
         subcommands = {DemoCommand.class, RunCommand.class, EvalCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
                 SandboxCommand.class, TrainCommand.class, NodeCommand.class, DpoCommand.class, ExportCommand.class,
-                GenerateCommand.class, LogprobsCommand.class, TokenizeCommand.class, RunsCommand.class, VersionCommand.class,
+                GenerateCommand.class, LogprobsCommand.class, TokenizeCommand.class, RunsCommand.class, ToolsCommand.class, VersionCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
 

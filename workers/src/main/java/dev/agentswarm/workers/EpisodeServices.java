@@ -59,16 +59,18 @@ public final class EpisodeServices {
     }
 
     /**
-     * The shared, immutable setup for episodes of this spec; throws {@link IllegalArgumentException}
-     * naming the problem when the format or a tool is unknown on this node.
+     * The shared, immutable setup for episodes of this spec, made again when one of its tools has
+     * changed its spec since; throws {@link IllegalArgumentException} naming the problem when the
+     * format or a tool is unknown on this node.
      */
     public EpisodeSetup setupFor(EpisodeSpec spec) {
         LastSetup recent = last;
-        if (recent != null && recent.spec() == spec) return recent.setup();
+        if (recent != null && recent.spec() == spec && recent.setup().current()) return recent.setup();
         SetupKey key = new SetupKey(spec.systemPrompt(), spec.format(), spec.tools(), spec.contextBudget(),
                 spec.toolTimeoutMillis(), spec.maxToolResultChars(), spec.sampling());
         EpisodeSetup setup = setups.get(key);
-        if (setup == null) {
+        // A tool's spec changed (an MCP server listed its tools anew): episodes from now on get the new one.
+        if (setup == null || !setup.current()) {
             setup = new EpisodeSetup(spec, policy, tools);
             if (setups.size() >= MAX_CACHED_SETUPS) setups.clear();
             setups.put(key, setup);

@@ -18,12 +18,14 @@ import java.util.List;
  * Everything an episode of a given spec needs that does not change from one episode to the next:
  * the tool-call format, the offered tools and their executor, the rendered system message, the
  * sampling parameters with the format's stop sequences, and the context compressor. Immutable and
- * shared by every episode of that spec on the node.
+ * shared by every episode of that spec on the node, until a tool's spec changes ({@link #current}).
  */
 public final class EpisodeSetup {
 
     final ToolCallFormat format;
     final List<ToolSpec> toolSpecs;
+    /** The offered tools, in the order of {@link #toolSpecs}: a tool whose spec changed since makes this setup stale. */
+    private final List<dev.agentswarm.core.tool.Tool> offered;
     final ToolExecutor executor;
     final boolean finishOffered;
     final Message systemMessage;
@@ -41,7 +43,8 @@ public final class EpisodeSetup {
             nodeTools = nodeTools.plus(new SpawnSubAgentsTool());
         }
         ToolRegistry tools = nodeTools.select(spec.tools());
-        this.toolSpecs = tools.specs();
+        this.offered = tools.names().stream().map(n -> tools.find(n).orElseThrow()).toList();
+        this.toolSpecs = offered.stream().map(dev.agentswarm.core.tool.Tool::spec).toList();
         this.executor = new ToolExecutor(tools, spec.maxToolResultChars(), spec.toolTimeoutMillis());
         this.finishOffered = tools.find(dev.agentswarm.core.tool.FinishTool.NAME).isPresent();
         String toolsPrompt = toolSpecs.isEmpty() || !spec.toolsInPrompt() ? "" : format.toolsPrompt(toolSpecs);
@@ -61,5 +64,17 @@ public final class EpisodeSetup {
                     + systemTokens + ") and the tool schemas (" + toolTokens + "); raise it");
         }
         this.compressor = new ContextCompressor(counter, contextBudget);
+    }
+
+    /**
+     * Whether the offered tools still have the specs this setup was made with. A tool's spec may change
+     * while the node runs (an MCP server's {@code notifications/tools/list_changed}); tools keep one spec
+     * object until it changes, so this is an identity check per tool, cheap enough for every episode.
+     */
+    boolean current() {
+        for (int i = 0; i < offered.size(); i++) {
+            if (offered.get(i).spec() != toolSpecs.get(i)) return false;
+        }
+        return true;
     }
 }

@@ -23,15 +23,20 @@ final class ChatRequestEncoder {
     private ChatRequestEncoder() {}
 
     static ObjectNode encode(CompletionRequest request, OpenAiSettings settings) {
+        return encode(request, settings, FunctionNames.of(request.tools()));
+    }
+
+    /** With the function names to send for tools whose own names the API refuses ({@link FunctionNames}). */
+    static ObjectNode encode(CompletionRequest request, OpenAiSettings settings, FunctionNames names) {
         ObjectNode body = Json.object();
         body.put("model", settings.model());
         ArrayNode messages = body.putArray("messages");
-        for (Message m : request.messages()) messages.add(message(m));
+        for (Message m : request.messages()) messages.add(message(m, names));
 
         if (!request.tools().isEmpty()) {
             ArrayNode tools = body.putArray("tools");
-            for (ToolSpec t : request.tools()) tools.add(tool(t));
-            body.set("tool_choice", toolChoice(request.toolChoice()));
+            for (ToolSpec t : request.tools()) tools.add(tool(t, names));
+            body.set("tool_choice", toolChoice(request.toolChoice(), names));
         }
 
         SamplingParams s = request.sampling();
@@ -60,7 +65,7 @@ final class ChatRequestEncoder {
         return body;
     }
 
-    static ObjectNode message(Message m) {
+    static ObjectNode message(Message m, FunctionNames names) {
         ObjectNode node = Json.object();
         node.put("role", m.role().wire());
         boolean hasCalls = m.role() == Role.ASSISTANT && !m.toolCalls().isEmpty();
@@ -72,21 +77,21 @@ final class ChatRequestEncoder {
         }
         if (hasCalls) {
             ArrayNode calls = node.putArray("tool_calls");
-            for (ToolCall c : m.toolCalls()) calls.add(toolCall(c));
+            for (ToolCall c : m.toolCalls()) calls.add(toolCall(c, names));
         }
         if (m.role() == Role.TOOL) {
             if (m.toolCallId() != null) node.put("tool_call_id", m.toolCallId());
-            if (m.name() != null) node.put("name", m.name());
+            if (m.name() != null) node.put("name", names.wire(m.name()));
         }
         return node;
     }
 
-    static ObjectNode toolCall(ToolCall c) {
+    static ObjectNode toolCall(ToolCall c, FunctionNames names) {
         ObjectNode node = Json.object();
         node.put("id", c.id());
         node.put("type", "function");
         ObjectNode fn = node.putObject("function");
-        fn.put("name", c.name());
+        fn.put("name", names.wire(c.name()));
         fn.put("arguments", argumentsString(c.arguments()));
         return node;
     }
@@ -101,11 +106,11 @@ final class ChatRequestEncoder {
         return Json.write(arguments);
     }
 
-    static ObjectNode tool(ToolSpec t) {
+    static ObjectNode tool(ToolSpec t, FunctionNames names) {
         ObjectNode node = Json.object();
         node.put("type", "function");
         ObjectNode fn = node.putObject("function");
-        fn.put("name", t.name());
+        fn.put("name", names.wire(t.name()));
         if (t.description() != null) fn.put("description", t.description());
         // A tool without arguments still needs an object schema; some servers reject a missing one.
         JsonNode params = t.parameters();
@@ -119,11 +124,11 @@ final class ChatRequestEncoder {
         return node;
     }
 
-    static JsonNode toolChoice(String choice) {
+    static JsonNode toolChoice(String choice, FunctionNames names) {
         if (List.of("auto", "none", "required").contains(choice)) return Json.MAPPER.getNodeFactory().textNode(choice);
         ObjectNode named = Json.object();
         named.put("type", "function");
-        named.putObject("function").put("name", choice);
+        named.putObject("function").put("name", names.wire(choice));
         return named;
     }
 }

@@ -87,8 +87,10 @@ public final class OpenAiCompatiblePolicy implements Policy {
     @Override
     public CompletionStage<Completion> complete(CompletionRequest request) {
         HttpRequest http;
+        FunctionNames names;
         try {
-            String body = Json.write(ChatRequestEncoder.encode(request, settings));
+            names = FunctionNames.of(request.tools());
+            String body = Json.write(ChatRequestEncoder.encode(request, settings, names));
             HttpRequest.Builder b = HttpRequest.newBuilder(endpoint)
                     .timeout(settings.requestTimeout())
                     .header("Content-Type", "application/json")
@@ -100,7 +102,7 @@ public final class OpenAiCompatiblePolicy implements Policy {
             return CompletableFuture.failedFuture(new PolicyException(
                     "cannot build the request for " + endpoint + ": " + e.getMessage(), false, e));
         }
-        return tryOnce(http, 1);
+        return tryOnce(http, 1).thenApply(names::restore);
     }
 
     private CompletableFuture<Completion> tryOnce(HttpRequest http, int attempt) {
