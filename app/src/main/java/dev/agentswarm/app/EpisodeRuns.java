@@ -95,8 +95,13 @@ public final class EpisodeRuns {
         return MCP.computeIfAbsent(settings, s -> McpServers.start(s, MCP_METRICS));
     }
 
-    /** Where the MCP servers of {@link #mcpServers} record their calls and restarts (the node's metrics registry, later). */
-    public static final io.micrometer.core.instrument.MeterRegistry MCP_METRICS = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    /**
+     * Where the MCP servers of {@link #mcpServers} record their calls and restarts: the servers are the
+     * JVM's, so this composite passes their meters on to the registry of every worker node running in it
+     * ({@link SwarmNode} adds its own while it runs); with none, meters count in memory only.
+     */
+    public static final io.micrometer.core.instrument.composite.CompositeMeterRegistry MCP_METRICS =
+            new io.micrometer.core.instrument.composite.CompositeMeterRegistry();
 
     /**
      * Runs {@code jobs} with at most {@code maxInflight} in flight, showing a progress bar on

@@ -158,6 +158,10 @@ public final class SwarmNode implements AutoCloseable {
             if (cluster.selfMember().hasRole(WorkerRegion.ROLE)) {
                 readiness.expect(READY_WORKER_REGION, "the worker region is not started yet");
                 SandboxPool.fromConfig(config).bindTo(NodeMetrics.get(system).registry());
+                // The JVM's MCP servers record on this node's registry too, while the node runs.
+                var nodeRegistry = NodeMetrics.get(system).registry();
+                EpisodeRuns.MCP_METRICS.add(nodeRegistry);
+                system.getWhenTerminated().thenRun(() -> EpisodeRuns.MCP_METRICS.remove(nodeRegistry));
                 EpisodeServices here = services.apply(system);
                 // A node takes no work before it serves the weights the cluster's learner holds now.
                 if (here.policy() instanceof EmbeddedPolicy embedded) {
