@@ -9,14 +9,9 @@ import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.FinishReason;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.policy.embedded.Generation;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -105,127 +100,28 @@ public final class ChatResponses {
         return root;
     }
 
-    /**
-     * The events of a streamed answer, each a {@code data: {...}} line pair: the role, then one chunk
-     * per generated token carrying its text (and its log-prob and id when asked), or for a turn with
-     * tool calls the text before them and one chunk per call (its id and name, then its arguments),
-     * then each choice's finish reason, the usage when {@code stream_options.include_usage}, and
-     * {@code data: [DONE]}.
-     */
-    public static List<String> events(String id, long created, String model, ChatRequest request, int[] prompt,
-                                      List<Choice> choices, ServedModel served) {
-        List<String> out = new ArrayList<>();
-        int completionTokens = 0;
-        for (Choice c : choices) {
-            ObjectNode first = chunk(id, created, model, request);
-            ObjectNode choice = choiceDelta(first, c.index());
-            choice.with("delta").put("role", "assistant").put("content", "");
-            if (c.index() == 0 && request.returnTokenIds()) first.set("prompt_token_ids", ids(prompt));
-            out.add(event(first));
-            Generation g = c.generation();
-            int n = g.tokens().length;
-            completionTokens += n;
-            if (c.toolCalls().isEmpty()) {
-                String[] pieces = pieces(g, c.content() == null ? "" : c.content(), served);
-                for (int t = 0; t < n; t++) {
-                    // A token that adds no visible text (a stop token, half a character) still carries its id and log-prob.
-                    if (pieces[t].isEmpty() && !request.logprobs() && !request.returnTokenIds()) continue;
-                    ObjectNode ch = chunk(id, created, model, request);
-                    ObjectNode cd = choiceDelta(ch, c.index());
-                    cd.with("delta").put("content", pieces[t]);
-                    tokenFields(cd, g, t, t + 1, request, served);
-                    out.add(event(ch));
-                }
-            } else {
-                ObjectNode ch = chunk(id, created, model, request);
-                ObjectNode cd = choiceDelta(ch, c.index());
-                cd.with("delta").put("content", c.content() == null ? "" : c.content());
-                tokenFields(cd, g, 0, n, request, served);
-                out.add(event(ch));
-                for (int k = 0; k < c.toolCalls().size(); k++) {
-                    ToolCall call = c.toolCalls().get(k);
-                    ObjectNode head = chunk(id, created, model, request);
-                    ObjectNode callHead = choiceDelta(head, c.index()).with("delta").putArray("tool_calls").addObject();
-                    callHead.put("index", k).put("id", call.id()).put("type", "function");
-                    callHead.putObject("function").put("name", call.name()).put("arguments", "");
-                    out.add(event(head));
-                    ObjectNode args = chunk(id, created, model, request);
-                    ObjectNode callArgs = choiceDelta(args, c.index()).with("delta").putArray("tool_calls").addObject();
-                    callArgs.put("index", k);
-                    callArgs.putObject("function").put("arguments", arguments(call));
-                    out.add(event(args));
-                }
-            }
-            ObjectNode last = chunk(id, created, model, request);
-            ObjectNode lc = choiceDelta(last, c.index());
-            lc.putObject("delta");
-            lc.put("finish_reason", wire(c.finish()));
-            out.add(event(last));
-        }
-        if (request.includeUsage()) {
-            ObjectNode usage = chunk(id, created, model, request);
-            usage.putArray("choices");
-            usage.set("usage", usage(prompt.length, completionTokens));
-            out.add(event(usage));
-        }
-        out.add("data: [DONE]\n\n");
-        return out;
-    }
-
-    /** The text each token adds to {@code content}: the bytes decoded so far, cut where the content ends (a stop string). */
-    static String[] pieces(Generation g, String content, ServedModel served) {
-        int n = g.tokens().length;
-        String[] out = new String[n];
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
-        StringBuilder decoded = new StringBuilder();
-        ByteBuffer pending = ByteBuffer.allocate(0);
-        int emitted = 0;
-        for (int t = 0; t < n; t++) {
-            byte[] bytes = served.tokenBytes(g.tokens()[t]);
-            ByteBuffer in = ByteBuffer.allocate(pending.remaining() + bytes.length);
-            in.put(pending).put(bytes).flip();
-            CharBuffer chars = CharBuffer.allocate(in.remaining() * 2 + 2);
-            decoder.decode(in, chars, false); // a character split across tokens waits for its last byte
-            chars.flip();
-            decoded.append(chars);
-            pending = in.slice();
-            int upTo = Math.min(decoded.length(), content.length());
-            // Only text that is a prefix of the content is streamed: the stop token and stop string never are.
-            if (upTo > emitted && content.startsWith(decoded.substring(emitted, upTo), emitted)) {
-                out[t] = content.substring(emitted, upTo);
-                emitted = upTo;
-            } else {
-                out[t] = "";
-            }
-        }
-        if (emitted < content.length() && n > 0) {
-            for (int t = n - 1; t >= 0; t--) {
-                if (!out[t].isEmpty() || t == 0) {
-                    out[t] = out[t] + content.substring(emitted);
-                    break;
-                }
-            }
-        }
-        return out;
-    }
-
-    private static void tokenFields(ObjectNode choice, Generation g, int from, int to, ChatRequest request, ServedModel served) {
-        if (request.logprobs()) choice.putObject("logprobs").set("content", logprobs(g, from, to, request, served));
+    /** A chunk's log-probs and token ids ({@code return_token_ids}) for tokens {@code from .. to-1}, when asked. */
+    static void tokenFields(ObjectNode choice, int[] tokens, float[] lps, int from, int to, ChatRequest request,
+                            ServedModel served) {
+        if (request.logprobs()) choice.putObject("logprobs").set("content", logprobs(tokens, lps, from, to, request, served));
         if (request.returnTokenIds()) {
             ArrayNode ids = choice.putArray("token_ids");
-            for (int t = from; t < to; t++) ids.add(g.tokens()[t]);
+            for (int t = from; t < to; t++) ids.add(tokens[t]);
         }
     }
 
     private static ArrayNode logprobs(Generation g, int from, int to, ChatRequest request, ServedModel served) {
+        return logprobs(g.tokens(), g.logprobs(), from, to, request, served);
+    }
+
+    static ArrayNode logprobs(int[] tokens, float[] lps, int from, int to, ChatRequest request, ServedModel served) {
         ArrayNode content = Json.MAPPER.createArrayNode();
         for (int t = from; t < to; t++) {
-            int token = g.tokens()[t];
+            int token = tokens[t];
             byte[] bytes = served.tokenBytes(token);
             ObjectNode entry = content.addObject();
             entry.put("token", request.tokensAsIds() ? "token_id:" + token : new String(bytes, StandardCharsets.UTF_8));
-            entry.put("logprob", g.logprobs()[t]);
+            entry.put("logprob", lps[t]);
             ArrayNode b = entry.putArray("bytes");
             for (byte x : bytes) b.add(x & 0xff);
             entry.putArray("top_logprobs");
@@ -242,13 +138,13 @@ public final class ChatResponses {
         return root;
     }
 
-    private static ObjectNode chunk(String id, long created, String model, ChatRequest request) {
+    static ObjectNode chunk(String id, long created, String model) {
         ObjectNode root = head(id, "chat.completion.chunk", created, model);
         root.putArray("choices");
         return root;
     }
 
-    private static ObjectNode choiceDelta(ObjectNode chunk, int index) {
+    static ObjectNode choiceDelta(ObjectNode chunk, int index) {
         ObjectNode c = ((ArrayNode) chunk.get("choices")).addObject();
         c.put("index", index);
         c.putObject("delta");
@@ -257,7 +153,7 @@ public final class ChatResponses {
         return c;
     }
 
-    private static ObjectNode toolCall(ToolCall call) {
+    static ObjectNode toolCall(ToolCall call) {
         ObjectNode node = Json.object();
         node.put("id", call.id());
         node.put("type", "function");
@@ -280,7 +176,7 @@ public final class ChatResponses {
         return u;
     }
 
-    private static ArrayNode ids(int[] ids) {
+    static ArrayNode ids(int[] ids) {
         ArrayNode a = Json.MAPPER.createArrayNode();
         for (int id : ids) a.add(id);
         return a;
@@ -298,9 +194,5 @@ public final class ChatResponses {
 
     static String event(ObjectNode chunk) {
         return "data: " + Json.write(chunk) + "\n\n";
-    }
-
-    static String lower(String s) {
-        return s.toLowerCase(Locale.ROOT);
     }
 }

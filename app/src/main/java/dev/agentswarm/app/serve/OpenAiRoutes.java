@@ -25,6 +25,11 @@ import org.apache.pekko.http.javadsl.server.Route;
 import org.apache.pekko.http.javadsl.unmarshalling.Unmarshaller;
 import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.util.ByteString;
+import org.apache.pekko.NotUsed;
+import org.apache.pekko.japi.Pair;
+import org.apache.pekko.stream.BoundedSourceQueue;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.QueueOfferResult;
 
 /**
  * The OpenAI API's {@code GET /v1/models}, {@code GET /v1/models/{id}} and
@@ -37,6 +42,9 @@ public final class OpenAiRoutes extends AllDirectives {
 
     /** The response header that names a {@value SwarmChat#MODEL} answer's run folder. */
     public static final String TRACE_HEADER = "x-agentswarm-trace";
+
+    /** Events a stream may hold for a slow client: more than any one completion's tokens. */
+    private static final int STREAM_BUFFER = 65_536;
 
     private static final ContentType EVENT_STREAM = ContentTypes.create(MediaTypes.TEXT_EVENT_STREAM);
 
@@ -65,11 +73,12 @@ public final class OpenAiRoutes extends AllDirectives {
                     return complete(json(200, modelEntry(id)));
                 })),
                 path(PathMatchers.segment("chat").slash("completions"), () -> post(() ->
-                        entity(Unmarshaller.entityToString(), body -> completeWithFuture(chat(body)))))));
+                        extractMaterializer(materializer -> entity(Unmarshaller.entityToString(),
+                                body -> completeWithFuture(chat(body, materializer))))))));
     }
 
     /** Never fails: every error is a response in the OpenAI shape. */
-    CompletionStage<HttpResponse> chat(String body) {
+    CompletionStage<HttpResponse> chat(String body, Materializer materializer) {
         CompletionStage<HttpResponse> response;
         try {
             ChatRequest request = ChatRequest.parse(body);
@@ -78,7 +87,7 @@ public final class OpenAiRoutes extends AllDirectives {
             } else {
                 ServedModel model = models.get(request.model());
                 if (model == null) throw ApiError.unknownModel(request.model(), served());
-                response = generate(model, request);
+                response = generate(model, request, materializer);
             }
         } catch (ApiError e) {
             return CompletableFuture.completedFuture(error(e));
@@ -88,25 +97,131 @@ public final class OpenAiRoutes extends AllDirectives {
         return response.exceptionally(OpenAiRoutes::error);
     }
 
-    private CompletionStage<HttpResponse> generate(ServedModel model, ChatRequest request) {
+    private CompletionStage<HttpResponse> generate(ServedModel model, ChatRequest request, Materializer materializer) {
         int[] prompt;
         try {
             prompt = model.prompt(request.messages(), request.offeredTools());
         } catch (IllegalArgumentException e) {
             throw ApiError.invalid("messages", "cannot render the conversation with the model's chat template: " + e.getMessage());
         }
-        List<CompletableFuture<Generation>> runs = new ArrayList<>();
-        for (int i = 0; i < request.n(); i++) {
-            runs.add(model.generate(prompt, request.sampling(i, Integer.MAX_VALUE)).toCompletableFuture());
-        }
         String id = ChatResponses.newCompletionId();
         long now = System.currentTimeMillis() / 1000;
+        if (request.stream()) return stream(model, request, prompt, id, now, materializer);
+        List<CompletableFuture<Generation>> runs = new ArrayList<>();
+        List<Runnable> cancels = new ArrayList<>();
+        for (int i = 0; i < request.n(); i++) {
+            CompletableFuture<Generation> run = new CompletableFuture<>();
+            runs.add(run);
+            cancels.add(model.generate(prompt, request.sampling(i, Integer.MAX_VALUE), false, new ServedModel.Listener() {
+                @Override
+                public void tokens(int[] ids, float[] logprobs) {}
+
+                @Override
+                public void done(Generation generation) {
+                    run.complete(generation);
+                }
+
+                @Override
+                public void failed(ApiError error) {
+                    run.completeExceptionally(error);
+                }
+            }));
+        }
+        // One refused choice fails the request: the others stop generating.
+        runs.forEach(r -> r.whenComplete((g, e) -> {
+            if (e != null) cancels.forEach(Runnable::run);
+        }));
         return CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).thenApply(ignored -> {
             List<ChatResponses.Choice> choices = new ArrayList<>();
             for (int i = 0; i < runs.size(); i++) choices.add(ChatResponses.choice(i, runs.get(i).join(), request));
-            if (request.stream()) return stream(ChatResponses.events(id, now, model.id(), request, prompt, choices, model));
             return json(200, ChatResponses.completion(id, now, model.id(), request, prompt, choices, model));
         });
+    }
+
+    /**
+     * A streamed answer: the response starts once every choice has been accepted by the policy server
+     * (so a full queue is still a 429, not an error inside a 200 stream); tokens then flow as the
+     * server's decode steps produce them. A client that goes away stops its generations.
+     */
+    private CompletionStage<HttpResponse> stream(ServedModel model, ChatRequest request, int[] prompt, String id, long now,
+                                                 Materializer materializer) {
+        ChatStream chat = new ChatStream(id, now, model.id(), request, prompt, model);
+        Pair<BoundedSourceQueue<String>, Source<String, NotUsed>> materialized =
+                Source.<String>queue(STREAM_BUFFER).preMaterialize(materializer);
+        BoundedSourceQueue<String> queue = materialized.first();
+        List<Runnable> cancels = new ArrayList<>();
+        CompletableFuture<HttpResponse> response = new CompletableFuture<>();
+        boolean[] begun = new boolean[request.n()];
+        int[] begunCount = {0};
+        Runnable cancelAll = () -> {
+            synchronized (cancels) {
+                cancels.forEach(Runnable::run);
+            }
+        };
+        Source<ByteString, NotUsed> body = materialized.second().map(ByteString::fromString)
+                .watchTermination((mat, done) -> {
+                    done.whenComplete((d, e) -> cancelAll.run());
+                    return mat;
+                });
+        synchronized (chat) {
+            chat.open().forEach(queue::offer);
+        }
+        for (int i = 0; i < request.n(); i++) {
+            int index = i;
+            Runnable cancel = model.generate(prompt, request.sampling(i, Integer.MAX_VALUE), true, new ServedModel.Listener() {
+                @Override
+                public void tokens(int[] ids, float[] logprobs) {
+                    synchronized (chat) {
+                        begin(index);
+                        push(chat.tokens(index, ids, logprobs));
+                    }
+                }
+
+                @Override
+                public void done(Generation generation) {
+                    synchronized (chat) {
+                        begin(index);
+                        push(chat.done(index, generation));
+                        if (chat.complete()) queue.complete();
+                    }
+                }
+
+                @Override
+                public void failed(ApiError error) {
+                    synchronized (chat) {
+                        if (!response.isDone()) {
+                            response.complete(error(error));
+                        } else if (!chat.complete()) {
+                            push(chat.failed(error));
+                            queue.complete();
+                        }
+                    }
+                    cancelAll.run();
+                }
+
+                private void begin(int index) {
+                    if (!begun[index]) {
+                        begun[index] = true;
+                        if (++begunCount[0] == begun.length) response.complete(sse(body));
+                    }
+                }
+
+                private void push(List<String> events) {
+                    for (String e : events) {
+                        if (queue.offer(e) != QueueOfferResult.enqueued()) {
+                            // The client reads too slowly for the buffer: end its stream rather than lose tokens silently.
+                            queue.fail(new IllegalStateException("stream buffer of " + STREAM_BUFFER + " events overflowed"));
+                            cancelAll.run();
+                            return;
+                        }
+                    }
+                }
+            });
+            synchronized (cancels) {
+                cancels.add(cancel);
+            }
+        }
+        return response;
     }
 
     private CompletionStage<HttpResponse> swarm(ChatRequest request) {
@@ -160,7 +275,10 @@ public final class OpenAiRoutes extends AllDirectives {
     }
 
     static HttpResponse stream(List<String> events) {
-        Source<ByteString, ?> source = Source.from(events).map(ByteString::fromString);
+        return sse(Source.from(events).map(ByteString::fromString));
+    }
+
+    static HttpResponse sse(Source<ByteString, ?> source) {
         return HttpResponse.create().withStatus(StatusCodes.OK)
                 .addHeader(RawHeader.create("Cache-Control", "no-cache"))
                 .withEntity(HttpEntities.createChunked(EVENT_STREAM, source));

@@ -4,18 +4,14 @@ import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.ToolSpec;
 import dev.agentswarm.policy.chat.ChatFormat;
-import dev.agentswarm.policy.embedded.Generation;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.workers.PolicyServer;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.apache.pekko.actor.typed.Scheduler;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
 
 /**
  * The node's {@link PolicyServer} as a served model: requests join the same continuously batched
@@ -30,26 +26,23 @@ public final class PolicyServerModel implements ServedModel {
     private static final long FIRST_ID = 1L << 62;
 
     private final String id;
-    private final ActorRef<PolicyServer.Command> server;
     private final ChatFormat format;
-    private final Scheduler scheduler;
-    private final Duration timeout;
     private final int[] stopIds;
+    private final ActorRef<GenerationRelay.Command> relay;
     private final AtomicLong requestIds = new AtomicLong(FIRST_ID);
 
-    public PolicyServerModel(String id, ActorRef<PolicyServer.Command> server, ChatFormat format, Scheduler scheduler,
+    public PolicyServerModel(String id, ActorSystem<?> system, ActorRef<PolicyServer.Command> server, ChatFormat format,
                              Duration timeout) {
         this.id = id;
-        this.server = server;
         this.format = format;
-        this.scheduler = scheduler;
-        this.timeout = timeout;
         this.stopIds = format.stopTokenIds();
+        this.relay = system.systemActorOf(GenerationRelay.create(server, timeout), "openai-relay-" + id.replaceAll("[^A-Za-z0-9_-]", "_")
+                + "-" + System.nanoTime(), Props.empty());
     }
 
     /** The model the node's episodes use, under {@code id}. */
-    public static PolicyServerModel of(String id, EmbeddedPolicy policy, Scheduler scheduler) {
-        return new PolicyServerModel(id, policy.server(), policy.chatFormat(), scheduler, policy.timeout());
+    public static PolicyServerModel of(String id, EmbeddedPolicy policy, ActorSystem<?> system) {
+        return new PolicyServerModel(id, system, policy.server(), policy.chatFormat(), policy.timeout());
     }
 
     @Override
@@ -68,26 +61,10 @@ public final class PolicyServerModel implements ServedModel {
     }
 
     @Override
-    public CompletionStage<Generation> generate(int[] prompt, SamplingParams sampling) {
+    public Runnable generate(int[] prompt, SamplingParams sampling, boolean stream, Listener listener) {
         long requestId = requestIds.incrementAndGet();
-        CompletableFuture<Generation> result = new CompletableFuture<>();
-        AskPattern.<PolicyServer.Command, PolicyServer.Reply>ask(server,
-                        replyTo -> new PolicyServer.Generate(requestId, prompt, sampling, stopIds, replyTo), timeout, scheduler)
-                .whenComplete((reply, error) -> {
-                    if (error != null) {
-                        boolean timedOut = error instanceof TimeoutException || error.getCause() instanceof TimeoutException;
-                        if (timedOut) server.tell(new PolicyServer.Cancel(requestId));
-                        result.completeExceptionally(timedOut
-                                ? new ApiError(504, "server_error", "the model did not finish within " + timeout
-                                        + " (agentswarm.policy.embedded.request-timeout); lower max_tokens", null, "timeout")
-                                : ApiError.internal("policy server: " + error));
-                    } else if (reply instanceof PolicyServer.Generated g) {
-                        result.complete(g.generation());
-                    } else if (reply instanceof PolicyServer.Rejected r) {
-                        result.completeExceptionally(rejection(r.reason()));
-                    }
-                });
-        return result;
+        relay.tell(new GenerationRelay.Start(requestId, prompt, sampling, stopIds, stream, listener));
+        return () -> relay.tell(new GenerationRelay.Stop(requestId));
     }
 
     /** The policy server's reason for not serving a request, as the API's status. */

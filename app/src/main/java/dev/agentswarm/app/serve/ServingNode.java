@@ -59,7 +59,7 @@ public final class ServingNode implements AutoCloseable {
                 swarm = new SwarmChat(node, SwarmSettings.fromConfig(config, subAgentTools), runsRoot,
                         node.system().dispatchers().lookup(DispatcherSelector.blocking()));
             }
-            OpenAiRoutes routes = new OpenAiRoutes(List.of(PolicyServerModel.of(modelId, policy, node.system().scheduler())), swarm);
+            OpenAiRoutes routes = new OpenAiRoutes(List.of(PolicyServerModel.of(modelId, policy, node.system())), swarm);
             ServerBinding binding = OpenAiServer.bind(node.system(), host, port, routes.route())
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
             return new ServingNode(node, routes, binding, policy);
