@@ -15,6 +15,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+import dev.agentswarm.core.policy.Policy;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.http.javadsl.ServerBinding;
 
@@ -44,12 +46,18 @@ public final class ServingNode implements AutoCloseable {
      */
     public static ServingNode start(Config config, String modelId, boolean swarms, Path runsRoot, String host, int port)
             throws Exception {
+        return start(config, modelId, swarms, runsRoot, host, port, UnaryOperator.identity());
+    }
+
+    /** The same, the node's episodes (a swarm's agents) asking {@code episodes} of the embedded policy (tests script them). */
+    public static ServingNode start(Config config, String modelId, boolean swarms, Path runsRoot, String host, int port,
+                                    UnaryOperator<Policy> episodes) throws Exception {
         AtomicReference<EmbeddedPolicy> spawned = new AtomicReference<>();
         ToolRegistry tools = swarms ? EpisodeRuns.nodeTools(config) : EpisodeRuns.builtInTools();
         SwarmNode node = SwarmNode.start(config, system -> {
             EmbeddedPolicy p = EmbeddedPolicy.spawn(system, config);
             spawned.set(p);
-            return new EpisodeServices(p, tools);
+            return new EpisodeServices(episodes.apply(p), tools);
         }, null);
         try {
             EmbeddedPolicy policy = spawned.get();

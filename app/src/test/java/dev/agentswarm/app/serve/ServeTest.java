@@ -14,6 +14,7 @@ import com.openai.client.OpenAIClient;
 import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonValue;
 import com.openai.core.http.StreamResponse;
+import com.openai.core.http.HttpResponseFor;
 import com.openai.errors.BadRequestException;
 import com.openai.errors.NotFoundException;
 import com.openai.errors.OpenAIServiceException;
@@ -48,6 +49,8 @@ import dev.agentswarm.policy.embedded.GeneratorSettings;
 import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
 import dev.agentswarm.policy.openai.OpenAiSettings;
 import dev.agentswarm.testkit.EpisodeHarness;
+import dev.agentswarm.testkit.ScriptedPolicy;
+import dev.agentswarm.orchestrator.swarm.Orchestrator;
 import dev.agentswarm.workers.PolicyServer;
 import dev.agentswarm.core.tool.CalculatorTool;
 import java.net.URI;
@@ -86,6 +89,19 @@ class ServeTest {
 
     private static final String WEATHER_CALL = "Let me look.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
 
+    private static final Path RUNS = Path.of("target", "serve-runs");
+
+    /** The root plans one sub-agent that adds with the calculator, then finishes with its answer. */
+    private static final Function<CompletionRequest, String> SWARM_SCRIPT = req -> {
+        boolean root = Orchestrator.agentOf(req.episodeId()).equals("root");
+        if (root) {
+            return req.turn() == 1
+                    ? "<tool_call>{\"name\": \"spawn_subagents\", \"arguments\": {\"subtasks\": [{\"id\": \"a\", \"goal\": \"2 + 3\", \"tools\": [\"calculator\"]}]}}</tool_call>"
+                    : "<tool_call>{\"name\": \"finish\", \"arguments\": {\"answer\": \"5\"}}</tool_call>";
+        }
+        return req.turn() == 1 ? "<tool_call>{\"name\": \"calculator\", \"arguments\": {\"expression\": \"2 + 3\"}}</tool_call>" : "5";
+    };
+
     private ServingNode serving;
     private ServerBinding extra;
     private EmbeddedModel tinyModel;
@@ -98,7 +114,8 @@ class ServeTest {
     @BeforeAll
     void start() throws Exception {
         Config cfg = ConfigFactory.parseString("pekko.actor.serialize-messages = on").withFallback(SwarmNode.loadConfig(null));
-        serving = ServingNode.start(cfg, "small", false, Path.of("target/serve-runs"), "127.0.0.1", 0);
+        // The node also serves "swarm"; its agents follow a script (the untrained model would never finish).
+        serving = ServingNode.start(cfg, "small", true, RUNS, "127.0.0.1", 0, embedded -> ScriptedPolicy.texts(SWARM_SCRIPT));
         var system = serving.node().system();
         PolicyServerModel small = PolicyServerModel.of("small", serving.policy(), system);
         ServedModel scripted = new ScriptedModel("scripted", small, messages -> {
@@ -141,8 +158,32 @@ class ServeTest {
     @Test
     void modelsAreListed() {
         List<String> ids = sdk.models().list().data().stream().map(m -> m.id()).toList();
-        assertEquals(List.of("small"), ids);
+        assertEquals(List.of("small", "swarm"), ids);
         assertEquals("small", sdk.models().retrieve("small").id());
+    }
+
+    @Test
+    void theModelSwarmRunsASwarmAndNamesItsTrace() throws Exception {
+        ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("swarm").addUserMessage("What is 2 + 3?").build();
+        HttpResponseFor<ChatCompletion> raw = sdk.chat().completions().withRawResponse().create(params);
+        ChatCompletion c = raw.parse();
+        assertEquals("5", c.choices().get(0).message().content().orElseThrow());
+        assertEquals(ChatCompletion.Choice.FinishReason.STOP, c.choices().get(0).finishReason());
+        Path trace = Path.of(raw.headers().values(OpenAiRoutes.TRACE_HEADER).get(0));
+        assertTrue(trace.startsWith(RUNS), trace.toString());
+        List<String> events = Files.readAllLines(trace.resolve("trace.jsonl"));
+        assertTrue(events.stream().anyMatch(l -> l.contains("2 + 3")), "the task and its sub-agent are in the trace");
+        assertTrue(Files.exists(trace.resolve("trace.html")));
+
+        StringBuilder streamed = new StringBuilder();
+        try (StreamResponse<ChatCompletionChunk> stream = sdk.chat().completions().createStreaming(params)) {
+            stream.stream().forEach(chunk -> chunk.choices().forEach(ch -> ch.delta().content().ifPresent(streamed::append)));
+        }
+        assertEquals("5", streamed.toString());
+
+        BadRequestException two = assertThrows(BadRequestException.class,
+                () -> sdk.chat().completions().create(params.toBuilder().n(2L).build()));
+        assertEquals("n", two.param().orElse(null));
     }
 
     @Test
