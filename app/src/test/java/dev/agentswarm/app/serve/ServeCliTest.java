@@ -108,4 +108,14 @@ class ServeCliTest {
         assertNotNull(notANumber[1]);
         assertTrue(notANumber[1].contains("--port"), notANumber[1]);
     }
+
+    @Test
+    void theServedModelIsNamedAfterItsFolderWeightsOrPreset() {
+        com.typesafe.config.Config base = dev.agentswarm.app.SwarmNode.loadConfig(null);
+        assertEquals("small", dev.agentswarm.app.cli.ServeCommandAccess.modelId(base));
+        assertEquals("Qwen3-0.6B", dev.agentswarm.app.cli.ServeCommandAccess.modelId(base.withValue(
+                "agentswarm.policy.embedded.model-dir", com.typesafe.config.ConfigValueFactory.fromAnyRef("models/Qwen3-0.6B/"))));
+        assertEquals("sft-step-40", dev.agentswarm.app.cli.ServeCommandAccess.modelId(base.withValue(
+                "agentswarm.policy.embedded.weights", com.typesafe.config.ConfigValueFactory.fromAnyRef("runs/x/sft-step-40.safetensors"))));
+    }
 }
