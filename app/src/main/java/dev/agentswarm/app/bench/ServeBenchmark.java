@@ -58,7 +58,7 @@ public final class ServeBenchmark {
     public static Map<String, Object> run(Config config, String modelId, Settings s, Consumer<String> log) throws Exception {
         List<Round> rounds = new ArrayList<>();
         try (ServingNode serving = ServingNode.start(config, modelId, false, Path.of("runs"), "127.0.0.1", 0)) {
-            log.accept("serving " + modelId + " at " + serving.baseUrl() + "; warming up");
+            log.accept("serving " + modelId + " at " + serving.baseUrl());
             int most = s.clients().stream().mapToInt(Integer::intValue).max().orElse(1);
             List<OpenAIClient> sdk = new ArrayList<>();
             for (int i = 0; i < most; i++) {
@@ -66,14 +66,16 @@ public final class ServeBenchmark {
             }
             ExecutorService threads = Executors.newFixedThreadPool(most);
             try {
-                if (s.warmup() > 0) {
-                    round("direct", most, s.warmup(), s.maxTokens(), threads, i -> direct(serving, i, s.maxTokens()));
-                    round("http", most, s.warmup(), s.maxTokens(), threads, i -> http(sdk.get(i % most), modelId, i, s.maxTokens()));
-                }
                 for (int c : s.clients()) {
                     // Direct and HTTP rounds alternate, each with the same seeds (the same tokens); the median of each kind counts.
                     List<Round> direct = new ArrayList<>();
                     List<Round> http = new ArrayList<>();
+                    // Warm-up at this concurrency: batch 1 and 2 decode on a path of their own (Java attention) that the JIT compiles first.
+                    if (s.warmup() > 0) {
+                        log.accept("  warming up with " + c + " clients");
+                        round("direct", c, s.warmup(), s.maxTokens(), threads, i -> direct(serving, i, s.maxTokens()));
+                        round("http", c, s.warmup(), s.maxTokens(), threads, i -> http(sdk.get(i % c), modelId, i, s.maxTokens()));
+                    }
                     for (int rep = 0; rep < s.reps(); rep++) {
                         direct.add(round("direct", c, s.requests(), s.maxTokens(), threads, i -> direct(serving, i, s.maxTokens())));
                         log.accept(describe(direct.get(rep)));

@@ -26,7 +26,7 @@ public final class BenchServeCommand implements Callable<Integer> {
     @Option(names = "--max-tokens", defaultValue = "16", description = "max_tokens of each completion (default ${DEFAULT-VALUE}).")
     int maxTokens;
 
-    @Option(names = "--warmup", defaultValue = "128", description = "Completions of each kind before measuring (default ${DEFAULT-VALUE}).")
+    @Option(names = "--warmup", defaultValue = "128", description = "Completions of each kind at each client count before measuring it (default ${DEFAULT-VALUE}).")
     int warmup;
 
     @Option(names = "--reps", defaultValue = "3", description = "Alternating direct/HTTP rounds per client count; medians count (default ${DEFAULT-VALUE}).")
