@@ -51,7 +51,7 @@ public final class ServeBenchmark {
 
     /** One round: completions per second, latency percentiles, tokens generated. */
     public record Round(String via, int clients, int requests, double seconds, double perSecond, double p50Ms, double p99Ms,
-                        long tokens) {}
+                        long tokens, double cpuMsPerCompletion) {}
 
     private ServeBenchmark() {}
 
@@ -109,11 +109,14 @@ public final class ServeBenchmark {
             m.put("http_p50_ms", round(h.p50Ms()));
             m.put("direct_p99_ms", round(d.p99Ms()));
             m.put("http_p99_ms", round(h.p99Ms()));
+            m.put("direct_cpu_ms", round(d.cpuMsPerCompletion()));
+            m.put("http_cpu_ms", round(h.cpuMsPerCompletion()));
             m.put("tokens", h.tokens());
             m.put("same_tokens", d.tokens() == h.tokens());
             // The HTTP layer's cost: how much longer the same work takes through it.
             m.put("throughput_ratio", round(d.perSecond() / h.perSecond()));
             m.put("p50_ratio", round(h.p50Ms() / d.p50Ms()));
+            m.put("cpu_ratio", round(h.cpuMsPerCompletion() / d.cpuMsPerCompletion()));
             byClients.add(m);
         }
         out.put("rounds", byClients);
@@ -146,6 +149,7 @@ public final class ServeBenchmark {
         AtomicInteger next = new AtomicInteger();
         AtomicLong tokens = new AtomicLong();
         double[] latencies = new double[requests];
+        long cpuStart = processCpuNanos();
         long start = System.nanoTime();
         List<Future<?>> running = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
@@ -160,10 +164,11 @@ public final class ServeBenchmark {
         }
         for (Future<?> f : running) f.get();
         double seconds = (System.nanoTime() - start) / 1e9;
+        double cpuMs = (processCpuNanos() - cpuStart) / 1e6 / requests;
         double[] sorted = latencies.clone();
         Arrays.sort(sorted);
         return new Round(via, clients, requests, seconds, requests / seconds, percentile(sorted, 0.50), percentile(sorted, 0.99),
-                tokens.get());
+                tokens.get(), cpuMs);
     }
 
     /** Each figure's median over the repetitions. */
@@ -173,7 +178,17 @@ public final class ServeBenchmark {
                 Samples.median(reps.stream().mapToDouble(Round::seconds).toArray()),
                 Samples.median(reps.stream().mapToDouble(Round::perSecond).toArray()),
                 Samples.median(reps.stream().mapToDouble(Round::p50Ms).toArray()),
-                Samples.median(reps.stream().mapToDouble(Round::p99Ms).toArray()), first.tokens());
+                Samples.median(reps.stream().mapToDouble(Round::p99Ms).toArray()), first.tokens(),
+                Samples.median(reps.stream().mapToDouble(Round::cpuMsPerCompletion).toArray()));
+    }
+
+    /**
+     * CPU time of this whole process (server, clients, model): on a machine shared with other work it
+     * says what a completion costs even when the wall clock does not.
+     */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
     }
 
     private static double percentile(double[] sorted, double q) {
@@ -181,8 +196,9 @@ public final class ServeBenchmark {
     }
 
     private static String describe(Round r) {
-        return String.format("  %-6s %3d clients: %7.1f completions/s, p50 %7.1f ms, p99 %7.1f ms (%d requests, %d tokens, %.1f s)",
-                r.via(), r.clients(), r.perSecond(), r.p50Ms(), r.p99Ms(), r.requests(), r.tokens(), r.seconds());
+        return String.format("  %-6s %3d clients: %7.1f completions/s, p50 %7.1f ms, p99 %7.1f ms, %6.2f CPU ms/completion"
+                        + " (%d requests, %d tokens, %.1f s)", r.via(), r.clients(), r.perSecond(), r.p50Ms(), r.p99Ms(),
+                r.cpuMsPerCompletion(), r.requests(), r.tokens(), r.seconds());
     }
 
     private static double round(double v) {

@@ -13,8 +13,9 @@ import picocli.CommandLine.Option;
 
 @Command(name = "serve", mixinStandardHelpOptions = true,
         description = {"Chat completions through swarm serve, sent by clients of the official OpenAI Java SDK, beside the same",
-                "requests sent to the node's policy server directly, in one sitting: completions/s, p50/p99 latency and their ratio",
-                "(the HTTP layer's cost). The embedded model as configured (the small preset by default; --preset to change)."})
+                "requests sent to the node's policy server directly, in one sitting: completions/s, p50/p99 latency, the process's CPU",
+                "time per completion (clients included) and their ratios (the HTTP layer's cost). The embedded model as configured",
+                "(the small preset by default; --preset to change)."})
 public final class BenchServeCommand implements Callable<Integer> {
 
     @Option(names = "--clients", split = ",", defaultValue = "1,16,64", description = "Concurrent clients per round (default ${DEFAULT-VALUE}).")
@@ -62,10 +63,11 @@ public final class BenchServeCommand implements Callable<Integer> {
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rounds = (List<Map<String, Object>>) f.get("rounds");
         for (Map<String, Object> m : rounds) {
-            r.line(String.format("  %3d clients: direct %7.1f/s p50 %7.1f ms p99 %7.1f ms | http %7.1f/s p50 %7.1f ms p99 %7.1f ms"
-                            + " | http costs %.3fx throughput, %.3fx p50%s", m.get("clients"), m.get("direct_per_s"), m.get("direct_p50_ms"),
-                    m.get("direct_p99_ms"), m.get("http_per_s"), m.get("http_p50_ms"), m.get("http_p99_ms"), m.get("throughput_ratio"),
-                    m.get("p50_ratio"), Boolean.TRUE.equals(m.get("same_tokens")) ? "" : " (token counts differ!)"));
+            r.line(String.format("  %3d clients: direct %7.1f/s p50 %7.1f ms p99 %7.1f ms %6.2f CPU ms | http %7.1f/s p50 %7.1f ms"
+                            + " p99 %7.1f ms %6.2f CPU ms | http costs %.3fx throughput, %.3fx p50, %.3fx CPU%s", m.get("clients"),
+                    m.get("direct_per_s"), m.get("direct_p50_ms"), m.get("direct_p99_ms"), m.get("direct_cpu_ms"), m.get("http_per_s"),
+                    m.get("http_p50_ms"), m.get("http_p99_ms"), m.get("http_cpu_ms"), m.get("throughput_ratio"), m.get("p50_ratio"),
+                    m.get("cpu_ratio"), Boolean.TRUE.equals(m.get("same_tokens")) ? "" : " (token counts differ!)"));
         }
         f.forEach(r::put);
         r.print(json.json);
