@@ -11,9 +11,7 @@ import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.ToolSpec;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -397,7 +395,7 @@ public record ChatRequest(String model, List<Message> messages, List<ToolSpec> t
             case NUMBER -> "a number";
             case BOOLEAN -> "a boolean";
             case NULL -> "null";
-            default -> n.getNodeType().name().toLowerCase();
+            default -> n.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
         };
     }
 }
