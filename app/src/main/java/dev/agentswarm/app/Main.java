@@ -10,6 +10,7 @@ import dev.agentswarm.app.cli.ExportCommand;
 import dev.agentswarm.app.cli.NodeCommand;
 import dev.agentswarm.app.cli.ReplayCommand;
 import dev.agentswarm.app.cli.RunCommand;
+import dev.agentswarm.app.cli.ServeCommand;
 import dev.agentswarm.app.cli.RunsCommand;
 import dev.agentswarm.app.cli.SandboxCommand;
 import dev.agentswarm.app.cli.SftCommand;
@@ -23,7 +24,7 @@ import picocli.CommandLine.Command;
 /** The {@code swarm} command line. */
 @Command(name = "swarm", mixinStandardHelpOptions = true, versionProvider = VersionCommand.Provider.class,
         description = "Actor runtime for swarms of tool-using LLM agents that learn.",
-        subcommands = {DemoCommand.class, RunCommand.class, EvalCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
+        subcommands = {DemoCommand.class, RunCommand.class, ServeCommand.class, EvalCommand.class, ReplayCommand.class, BenchCommand.class, SftCommand.class,
                 SandboxCommand.class, TrainCommand.class, NodeCommand.class, DpoCommand.class, ExportCommand.class,
                 GenerateCommand.class, LogprobsCommand.class, TokenizeCommand.class, RunsCommand.class, ToolsCommand.class, VersionCommand.class,
                 CommandLine.HelpCommand.class})

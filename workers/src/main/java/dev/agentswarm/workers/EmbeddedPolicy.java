@@ -120,6 +120,21 @@ public final class EmbeddedPolicy implements Policy {
         return weights;
     }
 
+    /** The node's policy server this policy asks: other clients of the node (swarm serve) ask it too. */
+    public ActorRef<PolicyServer.Command> server() {
+        return server;
+    }
+
+    /** How conversations become the served model's prompt ids. */
+    public ChatFormat chatFormat() {
+        return template;
+    }
+
+    /** How long one generation may take before it is cancelled ({@code agentswarm.policy.embedded.request-timeout}). */
+    public Duration timeout() {
+        return timeout;
+    }
+
     static Completion completionOf(Generation g, int[] prompt) {
         return new Completion(g.text(), List.of(), g.tokens(), g.logprobs(), g.finishReason(), g.firstVersion(),
                 g.promptTokens(), g.tokens().length, g.lastVersion(), prompt);

@@ -6,8 +6,10 @@ import dev.agentswarm.policy.embedded.BatchGenerator;
 import dev.agentswarm.policy.embedded.Generation;
 import dev.agentswarm.policy.embedded.GenerationRequest;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.NoSerializationVerificationNeeded;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -30,9 +32,19 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
 
     public sealed interface Command extends CborSerializable {}
 
-    /** Generate a continuation of {@code prompt}; {@code requestId} must be unique among the requester's open requests. */
+    /**
+     * Generate a continuation of {@code prompt}; {@code requestId} must be unique among the open requests
+     * of every requester on the node. With {@code stream}, {@link Tokens} replies carry the tokens as
+     * decode steps produce them, before the {@link Generated} that holds them all.
+     */
     public record Generate(long requestId, int[] prompt, SamplingParams sampling, int[] stopTokenIds,
-                           ActorRef<Reply> replyTo) implements Command {}
+                           ActorRef<Reply> replyTo, boolean stream) implements Command {
+
+        /** Answered once, when the generation has finished. */
+        public Generate(long requestId, int[] prompt, SamplingParams sampling, int[] stopTokenIds, ActorRef<Reply> replyTo) {
+            this(requestId, prompt, sampling, stopTokenIds, replyTo, false);
+        }
+    }
 
     /** Stop generating for a request whose answer is no longer wanted; no reply is sent for it. */
     public record Cancel(long requestId) implements Command {}
@@ -51,6 +63,9 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
 
     public record Generated(Generation generation) implements Reply {}
 
+    /** Tokens of a streamed request produced since its previous {@code Tokens}, with their log-probs. */
+    public record Tokens(long requestId, int[] tokenIds, float[] logprobs) implements Reply {}
+
     /** The request was not served: queue full, prompt too long, or the model failed. */
     public record Rejected(long requestId, String reason) implements Reply {}
 
@@ -62,6 +77,8 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
     /** The generator's token count at the last step, to record each step's tokens. */
     private long tokensSeen;
     private final Map<Long, ActorRef<Reply>> waiting = new HashMap<>();
+    /** The requests in {@code waiting} that asked for their tokens as they come. */
+    private final Set<Long> streamed = new HashSet<>();
     private boolean stepping;
 
     /** @param generator built on the server's own thread, at start */
@@ -102,12 +119,14 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
             return this;
         }
         waiting.put(g.requestId(), g.replyTo());
+        if (g.stream()) streamed.add(g.requestId());
         meters.queued(generator.queued());
         scheduleStep();
         return this;
     }
 
     private Behavior<Command> onCancel(Cancel c) {
+        streamed.remove(c.requestId());
         if (waiting.remove(c.requestId()) != null) {
             generator.cancel(c.requestId());
             meters.queued(generator.queued());
@@ -150,14 +169,22 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
         tokensSeen = tokens;
         meters.queued(generator.queued());
         for (Generation g : finished) {
+            streamed.remove(g.id());
             ActorRef<Reply> replyTo = waiting.remove(g.id());
             if (replyTo != null) replyTo.tell(new Generated(g));
+        }
+        if (!streamed.isEmpty()) {
+            for (BatchGenerator.Progress p : generator.newTokens(streamed::contains)) {
+                ActorRef<Reply> replyTo = waiting.get(p.id());
+                if (replyTo != null) replyTo.tell(new Tokens(p.id(), p.tokens(), p.logprobs()));
+            }
         }
         if (generator.hasWork()) scheduleStep();
         return this;
     }
 
     private void reject(long id, String reason) {
+        streamed.remove(id);
         ActorRef<Reply> replyTo = waiting.remove(id);
         if (replyTo != null) replyTo.tell(new Rejected(id, reason));
     }

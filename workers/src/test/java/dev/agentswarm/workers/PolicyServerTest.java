@@ -1,5 +1,6 @@
 package dev.agentswarm.workers;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -229,5 +230,45 @@ class PolicyServerTest {
         } finally {
             own.shutdownTestKit();
         }
+    }
+
+    @Test
+    void aStreamedRequestGetsItsTokensAsTheyComeAndThenTheWholeGeneration() {
+        ActorRef<PolicyServer.Command> server = server(4, 4);
+        TestProbe<PolicyServer.Reply> streamed = kit.createTestProbe();
+        TestProbe<PolicyServer.Reply> plain = kit.createTestProbe();
+        int[] prompt = model.template().prompt(List.of(Message.user("count")), List.of());
+        SamplingParams sampling = new SamplingParams(1.0, 1.0, 0, 12, List.of(), 5L);
+        server.tell(new PolicyServer.Generate(1, prompt, sampling, new int[0], streamed.getRef(), true));
+        server.tell(new PolicyServer.Generate(2, prompt, sampling, new int[0], plain.getRef()));
+        List<Integer> seen = new ArrayList<>();
+        List<Float> seenLogprobs = new ArrayList<>();
+        PolicyServer.Generated done = null;
+        int parts = 0;
+        while (done == null) {
+            PolicyServer.Reply r = streamed.receiveMessage(Duration.ofSeconds(30));
+            if (r instanceof PolicyServer.Tokens t) {
+                assertEquals(1, t.requestId());
+                assertEquals(t.tokenIds().length, t.logprobs().length);
+                for (int i = 0; i < t.tokenIds().length; i++) {
+                    seen.add(t.tokenIds()[i]);
+                    seenLogprobs.add(t.logprobs()[i]);
+                }
+                parts++;
+            } else {
+                done = assertInstanceOf(PolicyServer.Generated.class, r);
+            }
+        }
+        int[] all = done.generation().tokens();
+        assertTrue(parts >= 2, "tokens arrive step by step, got " + parts + " parts");
+        assertTrue(seen.size() < all.length, "the last step's token comes with the generation");
+        for (int i = 0; i < seen.size(); i++) {
+            assertEquals(all[i], seen.get(i), "streamed token " + i);
+            assertEquals(done.generation().logprobs()[i], seenLogprobs.get(i), "streamed log-prob " + i);
+        }
+        // The same seed without streaming: the same tokens, and only the one reply.
+        PolicyServer.Generated same = assertInstanceOf(PolicyServer.Generated.class, plain.receiveMessage(Duration.ofSeconds(30)));
+        assertArrayEquals(all, same.generation().tokens());
+        plain.expectNoMessage(Duration.ofMillis(200));
     }
 }

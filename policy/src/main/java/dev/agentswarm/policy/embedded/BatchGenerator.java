@@ -42,6 +42,9 @@ public final class BatchGenerator implements AutoCloseable {
         }
     }
 
+    /** Tokens a running sequence produced since it was last asked about ({@link #newTokens}). */
+    public record Progress(long id, int[] tokens, float[] logprobs) {}
+
     /** Counters since creation. */
     public record Stats(long steps, long prefills, long generatedTokens, long prefillTokens, int running, int queued,
                         long version) implements CborSerializable {}
@@ -111,6 +114,24 @@ public final class BatchGenerator implements AutoCloseable {
                     + settings.slots() + ")");
         }
         queue.add(new Waiting(request, System.nanoTime()));
+    }
+
+    /**
+     * For each running sequence whose id {@code wanted} accepts, the tokens it produced since the last
+     * call (none for those that produced nothing new). A sequence that finished is not running: its
+     * last tokens come with its {@link Generation}, which always holds them all.
+     */
+    public List<Progress> newTokens(java.util.function.LongPredicate wanted) {
+        List<Progress> out = new ArrayList<>();
+        for (int s = 0; s < running; s++) {
+            Sequence seq = slots[s];
+            if (seq.count > seq.reported && wanted.test(seq.request.id())) {
+                out.add(new Progress(seq.request.id(), Arrays.copyOfRange(seq.tokens, seq.reported, seq.count),
+                        Arrays.copyOfRange(seq.logprobs, seq.reported, seq.count)));
+                seq.reported = seq.count;
+            }
+        }
+        return out;
     }
 
     /** Forgets a request, waiting or running; returns whether it was found. */
@@ -327,6 +348,8 @@ public final class BatchGenerator implements AutoCloseable {
         int[] tokens = new int[16];
         float[] logprobs = new float[16];
         int count;
+        /** Tokens already handed out by {@link #newTokens}. */
+        int reported;
         int slot;
         int position;
         int pending;

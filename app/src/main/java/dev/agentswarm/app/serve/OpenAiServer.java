@@ -1,0 +1,23 @@
+package dev.agentswarm.app.serve;
+
+import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.http.javadsl.Http;
+import org.apache.pekko.http.javadsl.ServerBinding;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/**
+ * Binds routes on the node's actor system. The binding is unbound with the system's coordinated
+ * shutdown (SIGTERM, Ctrl-C), which lets requests in flight finish first.
+ */
+public final class OpenAiServer {
+
+    private OpenAiServer() {}
+
+    /** Binds {@code route} at {@code host:port} (port 0: a free one; the binding's address says which). */
+    public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, String host, int port, Route route) {
+        return Http.get(system).newServerAt(host, port).bind(route)
+                .thenApply(b -> b.addToCoordinatedShutdown(Duration.ofSeconds(10), system));
+    }
+}

@@ -1,0 +1,112 @@
+package dev.agentswarm.app.serve;
+
+import com.typesafe.config.Config;
+import dev.agentswarm.app.EpisodeRuns;
+import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.core.tool.ToolRegistry;
+import dev.agentswarm.orchestrator.swarm.SwarmSettings;
+import dev.agentswarm.workers.EmbeddedPolicy;
+import dev.agentswarm.workers.EpisodeServices;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.UnaryOperator;
+import dev.agentswarm.core.policy.Policy;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.http.javadsl.ServerBinding;
+
+/**
+ * A node that serves the OpenAI API: the embedded model on the node's policy server (the same one the
+ * node's episodes ask), optionally the model {@value SwarmChat#MODEL} running swarms on the node, and
+ * the HTTP binding. {@link #close} unbinds and stops the node.
+ */
+public final class ServingNode implements AutoCloseable {
+
+    private final SwarmNode node;
+    private final OpenAiRoutes routes;
+    private final ServerBinding binding;
+    private final EmbeddedPolicy policy;
+
+    private ServingNode(SwarmNode node, OpenAiRoutes routes, ServerBinding binding, EmbeddedPolicy policy) {
+        this.node = node;
+        this.routes = routes;
+        this.binding = binding;
+        this.policy = policy;
+    }
+
+    /**
+     * Starts a node on {@code config} (the embedded model as {@code agentswarm.policy.embedded} says),
+     * serving it as {@code modelId}, and swarms when {@code swarms} (their run folders under
+     * {@code runsRoot}), at {@code host:port} (0: a free port).
+     */
+    public static ServingNode start(Config config, String modelId, boolean swarms, Path runsRoot, String host, int port)
+            throws Exception {
+        return start(config, modelId, swarms, runsRoot, host, port, UnaryOperator.identity());
+    }
+
+    /** The same, the node's episodes (a swarm's agents) asking {@code episodes} of the embedded policy (tests script them). */
+    public static ServingNode start(Config config, String modelId, boolean swarms, Path runsRoot, String host, int port,
+                                    UnaryOperator<Policy> episodes) throws Exception {
+        AtomicReference<EmbeddedPolicy> spawned = new AtomicReference<>();
+        ToolRegistry tools = swarms ? EpisodeRuns.nodeTools(config) : EpisodeRuns.builtInTools();
+        SwarmNode node = SwarmNode.start(config, system -> {
+            EmbeddedPolicy p = EmbeddedPolicy.spawn(system, config);
+            spawned.set(p);
+            return new EpisodeServices(episodes.apply(p), tools);
+        }, null);
+        try {
+            EmbeddedPolicy policy = spawned.get();
+            SwarmChat swarm = null;
+            if (swarms) {
+                Set<String> subAgentTools = new TreeSet<>(tools.names());
+                swarm = new SwarmChat(node, SwarmSettings.fromConfig(config, subAgentTools), runsRoot,
+                        node.system().dispatchers().lookup(DispatcherSelector.blocking()));
+            }
+            OpenAiRoutes routes = new OpenAiRoutes(List.of(PolicyServerModel.of(modelId, policy, node.system())), swarm);
+            ServerBinding binding = OpenAiServer.bind(node.system(), host, port, routes.route())
+                    .toCompletableFuture().get(30, TimeUnit.SECONDS);
+            return new ServingNode(node, routes, binding, policy);
+        } catch (Exception | Error e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    public SwarmNode node() {
+        return node;
+    }
+
+    public OpenAiRoutes routes() {
+        return routes;
+    }
+
+    public EmbeddedPolicy policy() {
+        return policy;
+    }
+
+    public InetSocketAddress address() {
+        return binding.localAddress();
+    }
+
+    /** {@code http://host:port/v1}: what clients take as their base URL. */
+    public String baseUrl() {
+        InetSocketAddress a = address();
+        return "http://" + a.getHostString() + ":" + a.getPort() + "/v1";
+    }
+
+    @Override
+    public void close() {
+        try {
+            binding.terminate(Duration.ofSeconds(5)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            // the node's shutdown unbinds it anyway
+        } finally {
+            node.close();
+        }
+    }
+}
