@@ -136,6 +136,7 @@ public final class SwarmNode implements AutoCloseable {
             // Served from the start, so an orchestrator sees /alive and a 503 from /ready while the node joins; and before
             // any meter is registered, so the Prometheus registry sees every recording.
             Optional<NodeHttpServer> http = NodeHttpServer.startIfEnabled(system);
+            if (config.getBoolean("agentswarm.http.on-api")) dev.agentswarm.app.metrics.PrometheusExposition.of(system);
             http.ifPresent(h -> System.err.println("node endpoints: " + h.url("/metrics") + ", " + h.url("/alive") + ", " + h.url("/ready")));
             ClusterMeters.bind(system);
             // JoinSeedNodes keeps trying until the seed answers (a node started before its seed still joins).

@@ -3,6 +3,10 @@ package dev.agentswarm.app.serve;
 import com.typesafe.config.Config;
 import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.app.metrics.NodeEndpoints;
+import com.typesafe.config.ConfigFactory;
+import org.apache.pekko.http.javadsl.server.Directives;
+import org.apache.pekko.http.javadsl.server.Route;
 import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.workers.EmbeddedPolicy;
@@ -54,7 +58,9 @@ public final class ServingNode implements AutoCloseable {
                                     UnaryOperator<Policy> episodes) throws Exception {
         AtomicReference<EmbeddedPolicy> spawned = new AtomicReference<>();
         ToolRegistry tools = swarms ? EpisodeRuns.nodeTools(config) : EpisodeRuns.builtInTools();
-        SwarmNode node = SwarmNode.start(config, system -> {
+        // The node's /metrics, /alive and /ready answer on the API's port too; exposed from the node's start, so no count is missed.
+        Config nodeConfig = ConfigFactory.parseString("agentswarm.http.on-api = on").withFallback(config);
+        SwarmNode node = SwarmNode.start(nodeConfig, system -> {
             EmbeddedPolicy p = EmbeddedPolicy.spawn(system, config);
             spawned.set(p);
             return new EpisodeServices(episodes.apply(p), tools);
@@ -68,7 +74,8 @@ public final class ServingNode implements AutoCloseable {
                         node.system().dispatchers().lookup(DispatcherSelector.blocking()));
             }
             OpenAiRoutes routes = new OpenAiRoutes(List.of(PolicyServerModel.of(modelId, policy, node.system())), swarm);
-            ServerBinding binding = OpenAiServer.bind(node.system(), host, port, routes.route())
+            Route all = Directives.concat(routes.route(), NodeEndpoints.of(node.system()).route());
+            ServerBinding binding = OpenAiServer.bind(node.system(), host, port, all)
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
             return new ServingNode(node, routes, binding, policy);
         } catch (Exception | Error e) {

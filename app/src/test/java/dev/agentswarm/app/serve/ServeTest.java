@@ -162,6 +162,34 @@ class ServeTest {
     }
 
     @Test
+    void theNodesMetricsAndHealthAnswerOnTheApiPort() throws Exception {
+        String base = serving.baseUrl().replaceFirst("/v1$", "");
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        java.util.function.Function<String, java.net.http.HttpResponse<String>> get = path -> {
+            try {
+                return http.send(java.net.http.HttpRequest.newBuilder(URI.create(base + path)).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+            } catch (Exception e) {
+                throw new AssertionError(path, e);
+            }
+        };
+        double before = tokensServed(get.apply("/metrics").body());
+        ChatCompletion c = sdk.chat().completions().create(ask("small", 6).temperature(0.0).build());
+        long tokens = c.usage().orElseThrow().completionTokens();
+        var metrics = get.apply("/metrics");
+        assertEquals(200, metrics.statusCode());
+        assertEquals(before + tokens, tokensServed(metrics.body()), 0.0, "the policy server's tokens, counted from the node's start");
+        assertEquals(200, get.apply("/alive").statusCode());
+        assertEquals(200, get.apply("/ready").statusCode());
+    }
+
+    /** agentswarm_policy_tokens_generated_tokens_total in a Prometheus scrape. */
+    private static double tokensServed(String scrape) {
+        return scrape.lines().filter(l -> l.startsWith("agentswarm_policy_tokens_generated_tokens_total"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
+    @Test
     void theModelSwarmRunsASwarmAndNamesItsTrace() throws Exception {
         ChatCompletionCreateParams params = ChatCompletionCreateParams.builder().model("swarm").addUserMessage("What is 2 + 3?").build();
         HttpResponseFor<ChatCompletion> raw = sdk.chat().completions().withRawResponse().create(params);
