@@ -131,7 +131,8 @@ public final class RunCommand implements Callable<Integer> {
         ToolRegistry nodeTools = EpisodeRuns.nodeTools(cfg);
         nodeTools.select(spec.tools()); // an unknown --tools name is bad input: say so before starting a node
         Task t = Task.of("task-1", task);
-        BatchRunner.Job job = new BatchRunner.Job("run-1", "run-1", t, spec);
+        String episodeId = singleEpisodeId(join != null);
+        BatchRunner.Job job = new BatchRunner.Job(episodeId, episodeId, t, spec);
 
         RunRecorder recorder = record == null ? null : new RunRecorder(record);
         try {
@@ -165,6 +166,15 @@ public final class RunCommand implements Callable<Integer> {
         } finally {
             if (recorder != null) recorder.close();
         }
+    }
+
+    /**
+     * The episode id of a {@code --single} run: {@code run-1} on its own node; on a cluster, where other
+     * jobs' episodes run on the same workers at the same time, one of its own (workers key episodes by id,
+     * and a second {@code run-1} would take the first one's place).
+     */
+    static String singleEpisodeId(boolean onCluster) {
+        return onCluster ? "run-" + java.util.UUID.randomUUID() : "run-1";
     }
 
     private Integer runSwarm() throws Exception {
