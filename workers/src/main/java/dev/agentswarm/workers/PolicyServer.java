@@ -5,6 +5,7 @@ import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.policy.embedded.BatchGenerator;
 import dev.agentswarm.policy.embedded.Generation;
 import dev.agentswarm.policy.embedded.GenerationRequest;
+import dev.agentswarm.policy.embedded.TopLogprobs;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -35,14 +36,20 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
     /**
      * Generate a continuation of {@code prompt}; {@code requestId} must be unique among the open requests
      * of every requester on the node. With {@code stream}, {@link Tokens} replies carry the tokens as
-     * decode steps produce them, before the {@link Generated} that holds them all.
+     * decode steps produce them, before the {@link Generated} that holds them all. {@code topLogprobs}
+     * &gt; 0: every position's most likely tokens come too ({@link TopLogprobs}).
      */
     public record Generate(long requestId, int[] prompt, SamplingParams sampling, int[] stopTokenIds,
-                           ActorRef<Reply> replyTo, boolean stream) implements Command {
+                           ActorRef<Reply> replyTo, boolean stream, int topLogprobs) implements Command {
 
         /** Answered once, when the generation has finished. */
         public Generate(long requestId, int[] prompt, SamplingParams sampling, int[] stopTokenIds, ActorRef<Reply> replyTo) {
-            this(requestId, prompt, sampling, stopTokenIds, replyTo, false);
+            this(requestId, prompt, sampling, stopTokenIds, replyTo, false, 0);
+        }
+
+        public Generate(long requestId, int[] prompt, SamplingParams sampling, int[] stopTokenIds, ActorRef<Reply> replyTo,
+                        boolean stream) {
+            this(requestId, prompt, sampling, stopTokenIds, replyTo, stream, 0);
         }
     }
 
@@ -63,8 +70,8 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
 
     public record Generated(Generation generation) implements Reply {}
 
-    /** Tokens of a streamed request produced since its previous {@code Tokens}, with their log-probs. */
-    public record Tokens(long requestId, int[] tokenIds, float[] logprobs) implements Reply {}
+    /** Tokens of a streamed request produced since its previous {@code Tokens}, with their log-probs (and top ones, or null). */
+    public record Tokens(long requestId, int[] tokenIds, float[] logprobs, TopLogprobs top) implements Reply {}
 
     /** The request was not served: queue full, prompt too long, or the model failed. */
     public record Rejected(long requestId, String reason) implements Reply {}
@@ -113,7 +120,7 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
             return this;
         }
         try {
-            generator.submit(new GenerationRequest(g.requestId(), g.prompt(), g.sampling(), g.stopTokenIds()));
+            generator.submit(new GenerationRequest(g.requestId(), g.prompt(), g.sampling(), g.stopTokenIds(), g.topLogprobs()));
         } catch (RuntimeException e) { // queue full, prompt too long, bad token id: the requester is told why
             g.replyTo().tell(new Rejected(g.requestId(), e.getMessage()));
             return this;
@@ -176,7 +183,7 @@ public final class PolicyServer extends AbstractBehavior<PolicyServer.Command> {
         if (!streamed.isEmpty()) {
             for (BatchGenerator.Progress p : generator.newTokens(streamed::contains)) {
                 ActorRef<Reply> replyTo = waiting.get(p.id());
-                if (replyTo != null) replyTo.tell(new Tokens(p.id(), p.tokens(), p.logprobs()));
+                if (replyTo != null) replyTo.tell(new Tokens(p.id(), p.tokens(), p.logprobs(), p.top()));
             }
         }
         if (generator.hasWork()) scheduleStep();

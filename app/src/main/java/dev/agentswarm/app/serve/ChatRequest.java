@@ -28,7 +28,7 @@ import java.util.Set;
  */
 public record ChatRequest(String model, List<Message> messages, List<ToolSpec> tools, String toolChoice,
                           double temperature, double topP, int topK, Integer maxTokens, List<String> stop, Long seed,
-                          int n, boolean logprobs, boolean stream, boolean includeUsage, boolean returnTokenIds,
+                          int n, boolean logprobs, int topLogprobs, boolean stream, boolean includeUsage, boolean returnTokenIds,
                           boolean tokensAsIds) {
 
     public static final int MAX_N = 128;
@@ -104,11 +104,7 @@ public record ChatRequest(String model, List<Message> messages, List<ToolSpec> t
         int n = integer(root, "n", 1, 1, MAX_N);
         boolean logprobs = bool(root, "logprobs", false);
         int topLogprobs = integer(root, "top_logprobs", 0, 0, 20);
-        if (topLogprobs > 0) {
-            if (!logprobs) throw ApiError.invalid("top_logprobs", "top_logprobs needs \"logprobs\": true");
-            throw ApiError.invalid("top_logprobs", "this server returns the log-prob of each sampled token only, not the"
-                    + " top alternatives: leave top_logprobs out or set it to 0");
-        }
+        if (topLogprobs > 0 && !logprobs) throw ApiError.invalid("top_logprobs", "top_logprobs needs \"logprobs\": true");
         boolean stream = bool(root, "stream", false);
         boolean includeUsage = false;
         JsonNode streamOptions = root.get("stream_options");
@@ -121,7 +117,7 @@ public record ChatRequest(String model, List<Message> messages, List<ToolSpec> t
         boolean tokensAsIds = bool(root, "return_tokens_as_token_ids", false);
         refuseUnsupported(root);
         return new ChatRequest(model, messages, tools, toolChoice, temperature, topP, topK, maxTokens, stop, seed, n,
-                logprobs, stream, includeUsage, returnTokenIds, tokensAsIds);
+                logprobs, topLogprobs, stream, includeUsage, returnTokenIds, tokensAsIds);
     }
 
     /** Fields whose non-default values would change the output in ways this server does not implement. */

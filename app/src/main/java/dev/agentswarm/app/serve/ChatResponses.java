@@ -9,6 +9,7 @@ import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.FinishReason;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.policy.embedded.Generation;
+import dev.agentswarm.policy.embedded.TopLogprobs;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -101,9 +102,9 @@ public final class ChatResponses {
     }
 
     /** A chunk's log-probs and token ids ({@code return_token_ids}) for tokens {@code from .. to-1}, when asked. */
-    static void tokenFields(ObjectNode choice, int[] tokens, float[] lps, int from, int to, ChatRequest request,
+    static void tokenFields(ObjectNode choice, int[] tokens, float[] lps, TopLogprobs top, int from, int to, ChatRequest request,
                             ServedModel served) {
-        if (request.logprobs()) choice.putObject("logprobs").set("content", logprobs(tokens, lps, from, to, request, served));
+        if (request.logprobs()) choice.putObject("logprobs").set("content", logprobs(tokens, lps, top, from, to, request, served));
         if (request.returnTokenIds()) {
             ArrayNode ids = choice.putArray("token_ids");
             for (int t = from; t < to; t++) ids.add(tokens[t]);
@@ -111,22 +112,34 @@ public final class ChatResponses {
     }
 
     private static ArrayNode logprobs(Generation g, int from, int to, ChatRequest request, ServedModel served) {
-        return logprobs(g.tokens(), g.logprobs(), from, to, request, served);
+        return logprobs(g.tokens(), g.logprobs(), g.top(), from, to, request, served);
     }
 
-    static ArrayNode logprobs(int[] tokens, float[] lps, int from, int to, ChatRequest request, ServedModel served) {
+    /**
+     * OpenAI's {@code logprobs.content}: each token, its log-prob and bytes, and its position's
+     * {@code top_logprobs} when asked ({@code top}, indexed as {@code tokens}; null: none kept).
+     */
+    static ArrayNode logprobs(int[] tokens, float[] lps, TopLogprobs top, int from, int to, ChatRequest request, ServedModel served) {
         ArrayNode content = Json.MAPPER.createArrayNode();
         for (int t = from; t < to; t++) {
-            int token = tokens[t];
-            byte[] bytes = served.tokenBytes(token);
             ObjectNode entry = content.addObject();
-            entry.put("token", request.tokensAsIds() ? "token_id:" + token : new String(bytes, StandardCharsets.UTF_8));
-            entry.put("logprob", lps[t]);
-            ArrayNode b = entry.putArray("bytes");
-            for (byte x : bytes) b.add(x & 0xff);
-            entry.putArray("top_logprobs");
+            tokenEntry(entry, tokens[t], lps[t], request, served);
+            ArrayNode alternatives = entry.putArray("top_logprobs");
+            if (top != null && request.topLogprobs() > 0) {
+                for (int k = 0; k < top.ids()[t].length; k++) {
+                    tokenEntry(alternatives.addObject(), top.ids()[t][k], top.logprobs()[t][k], request, served);
+                }
+            }
         }
         return content;
+    }
+
+    private static void tokenEntry(ObjectNode entry, int token, float logprob, ChatRequest request, ServedModel served) {
+        byte[] bytes = served.tokenBytes(token);
+        entry.put("token", request.tokensAsIds() ? "token_id:" + token : new String(bytes, StandardCharsets.UTF_8));
+        entry.put("logprob", logprob);
+        ArrayNode b = entry.putArray("bytes");
+        for (byte x : bytes) b.add(x & 0xff);
     }
 
     private static ObjectNode head(String id, String object, long created, String model) {

@@ -3,6 +3,7 @@ package dev.agentswarm.app.serve;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.policy.embedded.Generation;
+import dev.agentswarm.policy.embedded.TopLogprobs;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharsetDecoder;
@@ -73,6 +74,11 @@ public final class ChatStream {
 
     /** Tokens of choice {@code index} produced since its previous ones. */
     public List<String> tokens(int index, int[] ids, float[] logprobs) {
+        return tokens(index, ids, logprobs, null);
+    }
+
+    /** The same, with the positions' most likely tokens ({@code top}, indexed as {@code ids}; null when not kept). */
+    public List<String> tokens(int index, int[] ids, float[] logprobs, TopLogprobs top) {
         Choice c = choices[index];
         if (c.done || ids.length == 0) return List.of();
         for (int t : ids) decode(c, served.tokenBytes(t));
@@ -84,7 +90,7 @@ public final class ChatStream {
         ObjectNode chunk = ChatResponses.chunk(id, created, model);
         ObjectNode choice = ChatResponses.choiceDelta(chunk, index);
         choice.with("delta").put("content", piece);
-        ChatResponses.tokenFields(choice, ids, logprobs, 0, ids.length, request, served);
+        ChatResponses.tokenFields(choice, ids, logprobs, top, 0, ids.length, request, served);
         return List.of(ChatResponses.event(chunk));
     }
 
@@ -103,11 +109,12 @@ public final class ChatStream {
                 ? content.substring(c.emitted) : "";
         int[] tail = Arrays.copyOfRange(g.tokens(), Math.min(c.tokens, g.tokens().length), g.tokens().length);
         float[] tailLogprobs = Arrays.copyOfRange(g.logprobs(), Math.min(c.tokens, g.logprobs().length), g.logprobs().length);
+        TopLogprobs tailTop = g.top() == null ? null : g.top().slice(Math.min(c.tokens, g.top().positions()), g.top().positions());
         if (!rest.isEmpty() || (tail.length > 0 && (request.logprobs() || request.returnTokenIds()))) {
             ObjectNode chunk = ChatResponses.chunk(id, created, model);
             ObjectNode choice = ChatResponses.choiceDelta(chunk, index);
             choice.with("delta").put("content", rest);
-            ChatResponses.tokenFields(choice, tail, tailLogprobs, 0, tail.length, request, served);
+            ChatResponses.tokenFields(choice, tail, tailLogprobs, tailTop, 0, tail.length, request, served);
             out.add(ChatResponses.event(chunk));
         }
         for (int k = 0; k < read.toolCalls().size(); k++) {

@@ -25,7 +25,7 @@ public final class GenerationRelay extends AbstractBehavior<GenerationRelay.Comm
     public sealed interface Command extends NoSerializationVerificationNeeded {}
 
     public record Start(long requestId, int[] prompt, SamplingParams sampling, int[] stopTokenIds, boolean stream,
-                        ServedModel.Listener listener) implements Command {}
+                        int topLogprobs, ServedModel.Listener listener) implements Command {}
 
     /** The client went away: stop generating, say nothing more. */
     public record Stop(long requestId) implements Command {}
@@ -66,7 +66,8 @@ public final class GenerationRelay extends AbstractBehavior<GenerationRelay.Comm
     private Behavior<Command> onStart(Start s) {
         open.put(s.requestId(), s.listener());
         timers.startSingleTimer(s.requestId(), new TimedOut(s.requestId()), timeout);
-        server.tell(new PolicyServer.Generate(s.requestId(), s.prompt(), s.sampling(), s.stopTokenIds(), replies, s.stream()));
+        server.tell(new PolicyServer.Generate(s.requestId(), s.prompt(), s.sampling(), s.stopTokenIds(), replies, s.stream(),
+                s.topLogprobs()));
         return this;
     }
 
@@ -79,7 +80,7 @@ public final class GenerationRelay extends AbstractBehavior<GenerationRelay.Comm
         PolicyServer.Reply reply = f.reply();
         if (reply instanceof PolicyServer.Tokens t) {
             ServedModel.Listener l = open.get(t.requestId());
-            if (l != null) l.tokens(t.tokenIds(), t.logprobs());
+            if (l != null) l.tokens(t.tokenIds(), t.logprobs(), t.top());
         } else if (reply instanceof PolicyServer.Generated g) {
             ServedModel.Listener l = close(g.generation().id());
             if (l != null) l.done(g.generation());

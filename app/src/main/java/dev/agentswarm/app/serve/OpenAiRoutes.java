@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.policy.embedded.Generation;
+import dev.agentswarm.policy.embedded.TopLogprobs;
 import dev.agentswarm.orchestrator.swarm.SwarmResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -112,7 +113,7 @@ public final class OpenAiRoutes extends AllDirectives {
         for (int i = 0; i < request.n(); i++) {
             CompletableFuture<Generation> run = new CompletableFuture<>();
             runs.add(run);
-            cancels.add(model.generate(prompt, request.sampling(i, Integer.MAX_VALUE), false, new ServedModel.Listener() {
+            cancels.add(model.generate(prompt, request.sampling(i, Integer.MAX_VALUE), false, request.topLogprobs(), new ServedModel.Listener() {
                 @Override
                 public void tokens(int[] ids, float[] logprobs) {}
 
@@ -168,12 +169,17 @@ public final class OpenAiRoutes extends AllDirectives {
         }
         for (int i = 0; i < request.n(); i++) {
             int index = i;
-            Runnable cancel = model.generate(prompt, request.sampling(i, Integer.MAX_VALUE), true, new ServedModel.Listener() {
+            Runnable cancel = model.generate(prompt, request.sampling(i, Integer.MAX_VALUE), true, request.topLogprobs(), new ServedModel.Listener() {
                 @Override
                 public void tokens(int[] ids, float[] logprobs) {
+                    tokens(ids, logprobs, null);
+                }
+
+                @Override
+                public void tokens(int[] ids, float[] logprobs, TopLogprobs top) {
                     synchronized (chat) {
                         begin(index);
-                        push(chat.tokens(index, ids, logprobs));
+                        push(chat.tokens(index, ids, logprobs, top));
                     }
                 }
 

@@ -62,8 +62,13 @@ public final class PolicyServerModel implements ServedModel {
 
     @Override
     public Runnable generate(int[] prompt, SamplingParams sampling, boolean stream, Listener listener) {
+        return generate(prompt, sampling, stream, 0, listener);
+    }
+
+    @Override
+    public Runnable generate(int[] prompt, SamplingParams sampling, boolean stream, int topLogprobs, Listener listener) {
         long requestId = requestIds.incrementAndGet();
-        relay.tell(new GenerationRelay.Start(requestId, prompt, sampling, stopIds, stream, listener));
+        relay.tell(new GenerationRelay.Start(requestId, prompt, sampling, stopIds, stream, topLogprobs, listener));
         return () -> relay.tell(new GenerationRelay.Stop(requestId));
     }
 

@@ -4,6 +4,7 @@ import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.ToolSpec;
 import dev.agentswarm.policy.embedded.Generation;
+import dev.agentswarm.policy.embedded.TopLogprobs;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -20,6 +21,11 @@ public interface ServedModel {
     interface Listener {
         /** Tokens produced since the previous call (streamed generations only); never the last step's, which come with {@code done}. */
         void tokens(int[] ids, float[] logprobs);
+
+        /** The same, with each position's most likely tokens when the request asked for them (else null). */
+        default void tokens(int[] ids, float[] logprobs, TopLogprobs top) {
+            tokens(ids, logprobs);
+        }
 
         void done(Generation generation);
 
@@ -38,6 +44,14 @@ public interface ServedModel {
 
     /** Starts one continuation of {@code prompt}; run the returned action to cancel it (the client went away). */
     Runnable generate(int[] prompt, SamplingParams sampling, boolean stream, Listener listener);
+
+    /**
+     * The same, keeping each position's {@code topLogprobs} most likely tokens ({@link Generation#top});
+     * a model that cannot leaves them out.
+     */
+    default Runnable generate(int[] prompt, SamplingParams sampling, boolean stream, int topLogprobs, Listener listener) {
+        return generate(prompt, sampling, stream, listener);
+    }
 
     /** One continuation, not streamed. */
     default CompletionStage<Generation> generate(int[] prompt, SamplingParams sampling) {

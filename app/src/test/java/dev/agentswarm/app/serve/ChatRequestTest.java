@@ -122,7 +122,6 @@ class ChatRequestTest {
                 Arguments.of("{\"model\": \"small\", " + USER + ", \"logprobs\": \"yes\"}", "logprobs", "true or false"),
                 Arguments.of("{\"model\": \"small\", " + USER + ", \"top_logprobs\": 21}", "top_logprobs", "[0, 20]"),
                 Arguments.of("{\"model\": \"small\", " + USER + ", \"top_logprobs\": 2}", "top_logprobs", "needs \"logprobs\": true"),
-                Arguments.of("{\"model\": \"small\", " + USER + ", \"logprobs\": true, \"top_logprobs\": 2}", "top_logprobs", "sampled token only"),
                 Arguments.of("{\"model\": \"small\", " + USER + ", \"stream\": 1}", "stream", "true or false"),
                 Arguments.of("{\"model\": \"small\", " + USER + ", \"stream_options\": {\"include_usage\": true}}", "stream_options", "only allowed with"),
                 Arguments.of("{\"model\": \"small\", " + USER + ", \"stream\": true, \"stream_options\": {\"include_usage\": 1}}",

@@ -243,6 +243,37 @@ class ServeTest {
     }
 
     @Test
+    void topLogprobsAreTheMostLikelyTokensOfEachPositionPlainAndStreamed() {
+        // Tokens named by id: different ids may print the same (a partial UTF-8 character shows as U+FFFD).
+        ChatCompletion c = sdk.chat().completions().create(ask("small", 8).temperature(1.0).seed(7).logprobs(true).topLogprobs(3L)
+                .putAdditionalBodyProperty("return_tokens_as_token_ids", JsonValue.from(true)).build());
+        List<ChatCompletionTokenLogprob> lps = c.choices().get(0).logprobs().orElseThrow().content().orElseThrow();
+        assertEquals(c.usage().orElseThrow().completionTokens(), lps.size());
+        List<List<Double>> plainTops = new ArrayList<>();
+        for (ChatCompletionTokenLogprob lp : lps) {
+            List<ChatCompletionTokenLogprob.TopLogprob> top = lp.topLogprobs();
+            assertEquals(3, top.size(), "three alternatives at temperature 1 over the whole vocabulary");
+            double mass = 0;
+            for (int k = 0; k < top.size(); k++) {
+                if (k > 0) assertTrue(top.get(k - 1).logprob() >= top.get(k).logprob(), "most likely first: " + top);
+                mass += Math.exp(top.get(k).logprob());
+            }
+            assertTrue(mass <= 1.0 + 1e-5, "a distribution's top three: " + mass);
+            assertTrue(lp.logprob() <= top.get(0).logprob() + 1e-6, "nothing beats the first alternative");
+            for (var t : top) if (t.token().equals(lp.token())) assertEquals(lp.logprob(), t.logprob(), 1e-6, "the sampled token, listed");
+            plainTops.add(top.stream().map(ChatCompletionTokenLogprob.TopLogprob::logprob).toList());
+        }
+        // The same seed streamed: the same tokens, with the same alternatives, chunk by chunk.
+        List<List<Double>> streamedTops = new ArrayList<>();
+        try (StreamResponse<ChatCompletionChunk> stream = sdk.chat().completions().createStreaming(ask("small", 8).temperature(1.0)
+                .seed(7).logprobs(true).topLogprobs(3L).build())) {
+            stream.stream().forEach(chunk -> chunk.choices().forEach(ch -> ch.logprobs().flatMap(l -> l.content()).ifPresent(content ->
+                    content.forEach(lp -> streamedTops.add(lp.topLogprobs().stream().map(ChatCompletionTokenLogprob.TopLogprob::logprob).toList())))));
+        }
+        assertEquals(plainTops, streamedTops);
+    }
+
+    @Test
     void aStreamedCompletionAddsUpToThePlainOne() {
         ChatCompletion plain = sdk.chat().completions().create(ask("small", 16).temperature(0.0).build());
         StringBuilder text = new StringBuilder();
@@ -325,8 +356,9 @@ class ServeTest {
         assertTrue(temperature.getMessage().contains("[0, 2]"), temperature.getMessage());
 
         BadRequestException topLogprobs = assertThrows(BadRequestException.class,
-                () -> sdk.chat().completions().create(ask("small", 4).logprobs(true).topLogprobs(3L).build()));
+                () -> sdk.chat().completions().create(ask("small", 4).topLogprobs(3L).build()));
         assertEquals("top_logprobs", topLogprobs.param().orElse(null));
+        assertTrue(topLogprobs.getMessage().contains("needs \"logprobs\": true"), topLogprobs.getMessage());
 
         BadRequestException role = assertThrows(BadRequestException.class, () -> sdk.chat().completions().create(
                 ChatCompletionCreateParams.builder().model("small").addUserMessage("x")

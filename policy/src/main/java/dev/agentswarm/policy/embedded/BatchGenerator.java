@@ -43,7 +43,7 @@ public final class BatchGenerator implements AutoCloseable {
     }
 
     /** Tokens a running sequence produced since it was last asked about ({@link #newTokens}). */
-    public record Progress(long id, int[] tokens, float[] logprobs) {}
+    public record Progress(long id, int[] tokens, float[] logprobs, TopLogprobs top) {}
 
     /** Counters since creation. */
     public record Stats(long steps, long prefills, long generatedTokens, long prefillTokens, int running, int queued,
@@ -127,7 +127,7 @@ public final class BatchGenerator implements AutoCloseable {
             Sequence seq = slots[s];
             if (seq.count > seq.reported && wanted.test(seq.request.id())) {
                 out.add(new Progress(seq.request.id(), Arrays.copyOfRange(seq.tokens, seq.reported, seq.count),
-                        Arrays.copyOfRange(seq.logprobs, seq.reported, seq.count)));
+                        Arrays.copyOfRange(seq.logprobs, seq.reported, seq.count), seq.top(seq.reported, seq.count)));
                 seq.reported = seq.count;
             }
         }
@@ -347,6 +347,9 @@ public final class BatchGenerator implements AutoCloseable {
         final ByteArrayOutputStream text = new ByteArrayOutputStream();
         int[] tokens = new int[16];
         float[] logprobs = new float[16];
+        /** Each position's most likely tokens, when the request asks for them (else null). */
+        int[][] topIds;
+        float[][] topLogprobs;
         int count;
         /** Tokens already handed out by {@link #newTokens}. */
         int reported;
@@ -367,6 +370,15 @@ public final class BatchGenerator implements AutoCloseable {
             this.rng = rng;
             this.stops = new StopSequences(request.sampling().stop());
             this.maxTokens = request.sampling().maxTokens();
+            if (request.topLogprobs() > 0) {
+                topIds = new int[16][];
+                topLogprobs = new float[16][];
+            }
+        }
+
+        /** Positions {@code from} .. {@code to} - 1 of the top log-probs, or null when not asked for. */
+        TopLogprobs top(int from, int to) {
+            return topIds == null ? null : new TopLogprobs(Arrays.copyOfRange(topIds, from, to), Arrays.copyOfRange(topLogprobs, from, to));
         }
 
         /** Samples the next token from {@code logits}; true when the sequence has finished. */
@@ -375,9 +387,21 @@ public final class BatchGenerator implements AutoCloseable {
             if (count == tokens.length) {
                 tokens = Arrays.copyOf(tokens, count * 2);
                 logprobs = Arrays.copyOf(logprobs, count * 2);
+                if (topIds != null) {
+                    topIds = Arrays.copyOf(topIds, count * 2);
+                    topLogprobs = Arrays.copyOf(topLogprobs, count * 2);
+                }
             }
             tokens[count] = c.tokenId();
             logprobs[count] = c.logprob();
+            if (topIds != null) {
+                int k = request.topLogprobs();
+                int[] ids = new int[k];
+                float[] lps = new float[k];
+                int found = sampler.top(k, ids, lps);
+                topIds[count] = Arrays.copyOf(ids, found);
+                topLogprobs[count] = Arrays.copyOf(lps, found);
+            }
             count++;
             generatedTokens++;
             pending = c.tokenId();
@@ -412,7 +436,7 @@ public final class BatchGenerator implements AutoCloseable {
             if (textEnd >= 0) decoded = decoded.substring(0, textEnd);
             return new Generation(request.id(), Arrays.copyOf(tokens, count), Arrays.copyOf(logprobs, count), decoded,
                     finish, firstVersion, lastVersion, request.prompt().length, queuedNanos,
-                    System.nanoTime() - startedAt);
+                    System.nanoTime() - startedAt, top(0, count));
         }
     }
 }

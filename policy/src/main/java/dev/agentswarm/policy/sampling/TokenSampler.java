@@ -28,10 +28,18 @@ public final class TokenSampler {
         this.topP = params.topP();
     }
 
+    /** The last {@link #sample}'s token, and whether it was greedy (a point mass), for {@link #top}. */
+    private int lastChosen = -1;
+    private boolean lastGreedy;
+
     public Choice sample(float[] logits, SplittableRandom rng) {
         int n = logits.length;
         if (n == 0) throw new IllegalArgumentException("no logits to sample from");
-        if (temperature == 0) return new Choice(argmax(logits), 0f);
+        lastGreedy = temperature == 0;
+        if (temperature == 0) {
+            lastChosen = argmax(logits);
+            return new Choice(lastChosen, 0f);
+        }
         ensureCapacity(n);
 
         // Softmax of logits / T, stable: subtract the max first.
@@ -78,7 +86,41 @@ public final class TokenSampler {
             cumulative += probs[i];
             if (u < cumulative) break;
         }
+        lastChosen = chosen;
+        lastVocab = n;
         return new Choice(chosen, (float) Math.log(probs[chosen]));
+    }
+
+    private int lastVocab;
+
+    /**
+     * The {@code k} most likely tokens of the distribution the last {@link #sample} drew from (the
+     * one its log-prob is under), most likely first, into {@code ids} and {@code logprobs}; returns how
+     * many there are: fewer than {@code k} when the cuts left fewer, 1 for a greedy pick (its token, at 0).
+     */
+    public int top(int k, int[] ids, float[] logprobs) {
+        if (lastChosen < 0) throw new IllegalStateException("nothing sampled yet");
+        if (k <= 0) return 0;
+        if (lastGreedy) {
+            ids[0] = lastChosen;
+            logprobs[0] = 0f;
+            return 1;
+        }
+        int found = 0;
+        for (int i = 0; i < lastVocab; i++) {
+            double p = probs[i];
+            if (p == 0) continue;
+            // Insertion into the sorted top-k (k is small: OpenAI allows 20); ties keep the lower id first.
+            int at = found;
+            while (at > 0 && probs[ids[at - 1]] < p) at--;
+            if (at >= k) continue;
+            int last = Math.min(found, k - 1);
+            for (int j = last; j > at; j--) ids[j] = ids[j - 1];
+            ids[at] = i;
+            if (found < k) found++;
+        }
+        for (int j = 0; j < found; j++) logprobs[j] = (float) Math.log(probs[ids[j]]);
+        return found;
     }
 
     static int argmax(float[] logits) {

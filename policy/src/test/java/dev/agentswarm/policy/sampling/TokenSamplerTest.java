@@ -39,6 +39,37 @@ class TokenSamplerTest {
     }
 
     @Test
+    void theTopTokensAreTheMostLikelyOfTheDistributionSampledFrom() {
+        float[] logits = {0.5f, 2.0f, -1.0f, 2.0f, 1.0f};
+        TokenSampler s = new TokenSampler(params(1.0, 0, 1));
+        TokenSampler.Choice c = s.sample(logits, new SplittableRandom(3));
+        int[] ids = new int[3];
+        float[] lps = new float[3];
+        assertEquals(3, s.top(3, ids, lps));
+        double z = 0;
+        for (float l : logits) z += Math.exp(l);
+        // Most likely first; the tie (ids 1 and 3) keeps the lower id first.
+        assertEquals(List.of(1, 3, 4), List.of(ids[0], ids[1], ids[2]));
+        for (int k = 0; k < 3; k++) assertEquals(logits[ids[k]] - Math.log(z), lps[k], 1e-5, "top " + k);
+        // The sampled token's own log-prob is under the same distribution.
+        assertEquals(logits[c.tokenId()] - Math.log(z), c.logprob(), 1e-5);
+
+        // Top-k 2 cuts the rest: only two tokens are left, renormalised between them.
+        TokenSampler cut = new TokenSampler(params(1.0, 2, 1));
+        cut.sample(logits, new SplittableRandom(3));
+        assertEquals(2, cut.top(3, ids, lps));
+        assertEquals(Math.log(0.5), lps[0], 1e-5);
+        assertEquals(Math.log(0.5), lps[1], 1e-5);
+
+        // Greedy is a point mass: its token alone, at 0.
+        TokenSampler greedy = new TokenSampler(params(0, 0, 1));
+        greedy.sample(logits, new SplittableRandom(3));
+        assertEquals(1, greedy.top(3, ids, lps));
+        assertEquals(1, ids[0]);
+        assertEquals(0f, lps[0]);
+    }
+
+    @Test
     void topKRenormalisesOverTheKBest() {
         TokenSampler s = new TokenSampler(params(1.0, 2, 1));
         double z = Math.exp(2.0) + Math.exp(1.0);
