@@ -72,12 +72,7 @@ public final class ChatStream {
         return out;
     }
 
-    /** Tokens of choice {@code index} produced since its previous ones. */
-    public List<String> tokens(int index, int[] ids, float[] logprobs) {
-        return tokens(index, ids, logprobs, null);
-    }
-
-    /** The same, with the positions' most likely tokens ({@code top}, indexed as {@code ids}; null when not kept). */
+    /** Tokens of choice {@code index} produced since its previous ones, with their most likely alternatives ({@code top}, indexed as {@code ids}; null when not kept). */
     public List<String> tokens(int index, int[] ids, float[] logprobs, TopLogprobs top) {
         Choice c = choices[index];
         if (c.done || ids.length == 0) return List.of();

@@ -115,7 +115,7 @@ public final class OpenAiRoutes extends AllDirectives {
             runs.add(run);
             cancels.add(model.generate(prompt, request.sampling(i, Integer.MAX_VALUE), false, request.topLogprobs(), new ServedModel.Listener() {
                 @Override
-                public void tokens(int[] ids, float[] logprobs) {}
+                public void tokens(int[] ids, float[] logprobs, TopLogprobs top) {}
 
                 @Override
                 public void done(Generation generation) {
@@ -170,11 +170,6 @@ public final class OpenAiRoutes extends AllDirectives {
         for (int i = 0; i < request.n(); i++) {
             int index = i;
             Runnable cancel = model.generate(prompt, request.sampling(i, Integer.MAX_VALUE), true, request.topLogprobs(), new ServedModel.Listener() {
-                @Override
-                public void tokens(int[] ids, float[] logprobs) {
-                    tokens(ids, logprobs, null);
-                }
-
                 @Override
                 public void tokens(int[] ids, float[] logprobs, TopLogprobs top) {
                     synchronized (chat) {

@@ -19,13 +19,11 @@ public interface ServedModel {
 
     /** Hears one generation: its tokens as they come when streamed, then exactly one of {@code done} or {@code failed}. */
     interface Listener {
-        /** Tokens produced since the previous call (streamed generations only); never the last step's, which come with {@code done}. */
-        void tokens(int[] ids, float[] logprobs);
-
-        /** The same, with each position's most likely tokens when the request asked for them (else null). */
-        default void tokens(int[] ids, float[] logprobs, TopLogprobs top) {
-            tokens(ids, logprobs);
-        }
+        /**
+         * Tokens produced since the previous call (streamed generations only; never the last step's, which
+         * come with {@code done}), with each position's most likely tokens when the request asked for them (else null).
+         */
+        void tokens(int[] ids, float[] logprobs, TopLogprobs top);
 
         void done(Generation generation);
 
@@ -58,7 +56,7 @@ public interface ServedModel {
         CompletableFuture<Generation> result = new CompletableFuture<>();
         generate(prompt, sampling, false, new Listener() {
             @Override
-            public void tokens(int[] ids, float[] logprobs) {}
+            public void tokens(int[] ids, float[] logprobs, TopLogprobs top) {}
 
             @Override
             public void done(Generation generation) {

@@ -15,11 +15,6 @@ import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.testkit.EcosystemFixtures;
 import dev.agentswarm.testkit.ScriptedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -44,9 +39,7 @@ class McpMetersTest {
                     .withTools(List.of("ev.echo", "ev.get-sum", "finish"));
             List<Trajectory> ran = EpisodeRuns.runAll(node, List.of(new BatchRunner.Job("mcp-1", "g", Task.of("t", "Add 40 and 2"), spec)), 1, t -> {});
             assertEquals(StopReason.FINAL_ANSWER, ran.get(0).stopReason(), ran.get(0).toString());
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create(node.httpServer().orElseThrow().url("/metrics"))).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-            PrometheusText m = PrometheusText.parse(r.body());
+            PrometheusText m = NodeEndpointsTest.scrape(node);
             assertEquals(2, m.value("agentswarm_mcp_calls_total", Map.of("server", "meters-everything", "tool", "echo", "outcome", "ok")), 0.0);
             assertEquals(1, m.value("agentswarm_mcp_calls_total", Map.of("server", "meters-everything", "tool", "get-sum", "outcome", "ok")), 0.0);
             assertEquals(3, m.value("agentswarm_mcp_call_duration_seconds_count", Map.of("server", "meters-everything")), 0.0);

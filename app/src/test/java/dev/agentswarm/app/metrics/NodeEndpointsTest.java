@@ -59,7 +59,7 @@ class NodeEndpointsTest {
         return HTTP.send(r.build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    private static PrometheusText scrape(SwarmNode node) throws Exception {
+    static PrometheusText scrape(SwarmNode node) throws Exception {
         HttpResponse<String> r = get(node, "/metrics", null);
         assertEquals(200, r.statusCode());
         String type = r.headers().firstValue("Content-Type").orElseThrow();

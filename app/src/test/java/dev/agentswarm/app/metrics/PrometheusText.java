@@ -8,14 +8,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** A reader of the Prometheus text format 0.0.4 for tests: samples by name and labels. */
-record PrometheusText(List<Sample> samples) {
+public record PrometheusText(List<Sample> samples) {
 
-    record Sample(String name, Map<String, String> labels, double value) {}
+    public record Sample(String name, Map<String, String> labels, double value) {}
 
     private static final Pattern LINE = Pattern.compile("([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{(.*)})?\\s+(\\S+)(?:\\s+\\d+)?");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\",?");
 
-    static PrometheusText parse(String text) {
+    public static PrometheusText parse(String text) {
         List<Sample> samples = new ArrayList<>();
         for (String line : text.split("\n")) {
             if (line.isBlank() || line.startsWith("#")) continue;
@@ -41,23 +41,23 @@ record PrometheusText(List<Sample> samples) {
     }
 
     /** The samples of {@code name} whose labels include {@code labels}. */
-    List<Sample> find(String name, Map<String, String> labels) {
+    public List<Sample> find(String name, Map<String, String> labels) {
         return samples.stream().filter(s -> s.name().equals(name) && s.labels().entrySet().containsAll(labels.entrySet())).toList();
     }
 
     /** The one sample of {@code name} with {@code labels}; fails when there is none or several. */
-    double value(String name, Map<String, String> labels) {
+    public double value(String name, Map<String, String> labels) {
         List<Sample> found = find(name, labels);
         if (found.size() != 1) throw new AssertionError(found.size() + " samples of " + name + " " + labels + ": " + found);
         return found.get(0).value();
     }
 
-    double value(String name) {
+    public double value(String name) {
         return value(name, Map.of());
     }
 
     /** The sum over every sample of {@code name} with {@code labels}. */
-    double sum(String name, Map<String, String> labels) {
+    public double sum(String name, Map<String, String> labels) {
         return find(name, labels).stream().mapToDouble(Sample::value).sum();
     }
 }

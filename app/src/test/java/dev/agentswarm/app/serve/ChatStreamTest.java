@@ -88,10 +88,10 @@ class ChatStreamTest {
     void textThatMayBeAStopStringIsHeldBackUntilKnown() throws Exception {
         ChatStream s = stream(", \"stop\": [\"END\"]");
         List<String> events = new ArrayList<>(s.open());
-        List<String> first = s.tokens(0, ids("abE"), new float[] {-1, -1, -1});
+        List<String> first = s.tokens(0, ids("abE"), new float[] {-1, -1, -1}, null);
         assertEquals("ab", content(data(first)), "\"E\" may start END");
         events.addAll(first);
-        events.addAll(s.tokens(0, ids("N"), new float[] {-1}));
+        events.addAll(s.tokens(0, ids("N"), new float[] {-1}, null));
         events.addAll(s.done(0, generation("abEND", "ab", FinishReason.STOP)));
         List<JsonNode> chunks = data(events);
         assertEquals("ab", content(chunks));
@@ -105,8 +105,8 @@ class ChatStreamTest {
     void aCharacterSplitAcrossTokensComesWhole() throws Exception {
         ChatStream s = stream("");
         byte[] e = "é".getBytes(StandardCharsets.UTF_8);
-        assertTrue(s.tokens(0, new int[] {e[0] & 0xff}, new float[] {-1}).isEmpty(), "half a character shows nothing");
-        assertEquals("é", content(data(s.tokens(0, new int[] {e[1] & 0xff}, new float[] {-1}))));
+        assertTrue(s.tokens(0, new int[] {e[0] & 0xff}, new float[] {-1}, null).isEmpty(), "half a character shows nothing");
+        assertEquals("é", content(data(s.tokens(0, new int[] {e[1] & 0xff}, new float[] {-1}, null))));
     }
 
     @Test
@@ -115,7 +115,7 @@ class ChatStreamTest {
                 + " \"stream_options\": {\"include_usage\": true}");
         List<String> events = new ArrayList<>(s.open());
         assertEquals(3, data(events).get(0).get("prompt_token_ids").size());
-        events.addAll(s.tokens(0, ids("ok"), new float[] {-0.5f, -0.5f}));
+        events.addAll(s.tokens(0, ids("ok"), new float[] {-0.5f, -0.5f}, null));
         events.addAll(s.done(0, generation("ok", "ok", FinishReason.STOP)));
         List<Integer> tokenIds = new ArrayList<>();
         List<String> logprobTokens = new ArrayList<>();
@@ -139,7 +139,7 @@ class ChatStreamTest {
         String text = "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>";
         List<String> events = new ArrayList<>(s.open());
         int[] all = ids(text);
-        for (int t : all) events.addAll(s.tokens(0, new int[] {t}, new float[] {-1}));
+        for (int t : all) events.addAll(s.tokens(0, new int[] {t}, new float[] {-1}, null));
         events.addAll(s.done(0, generation(text, text, FinishReason.STOP)));
         List<JsonNode> chunks = data(events);
         String streamed = content(chunks);

@@ -185,8 +185,7 @@ class ServeTest {
 
     /** agentswarm_policy_tokens_generated_tokens_total in a Prometheus scrape. */
     private static double tokensServed(String scrape) {
-        return scrape.lines().filter(l -> l.startsWith("agentswarm_policy_tokens_generated_tokens_total"))
-                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        return dev.agentswarm.app.metrics.PrometheusText.parse(scrape).value("agentswarm_policy_tokens_generated_tokens_total");
     }
 
     @Test
@@ -511,7 +510,7 @@ class ServeTest {
             Arrays.fill(logprobs, -0.25f);
             if (stream && tokens.length > 1) {
                 // Token by token, as the policy server streams: the last one comes with the generation.
-                for (int i = 0; i < tokens.length - 1; i++) listener.tokens(new int[] {tokens[i]}, new float[] {logprobs[i]});
+                for (int i = 0; i < tokens.length - 1; i++) listener.tokens(new int[] {tokens[i]}, new float[] {logprobs[i]}, null);
             }
             listener.done(new Generation(ids.incrementAndGet(), tokens, logprobs, text, FinishReason.STOP, 0, 0, prompt.length, 0, 0));
             return () -> {};
@@ -549,8 +548,8 @@ class ServeTest {
         public Runnable generate(int[] prompt, SamplingParams sampling, boolean stream, Listener listener) {
             return inner.generate(prompt, sampling, stream, new Listener() {
                 @Override
-                public void tokens(int[] ids, float[] logprobs) {
-                    listener.tokens(ids, logprobs);
+                public void tokens(int[] ids, float[] logprobs, dev.agentswarm.policy.embedded.TopLogprobs top) {
+                    listener.tokens(ids, logprobs, null);
                 }
 
                 @Override

@@ -181,10 +181,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                     })
                     .onMessage(FromJournal.class, f -> f.reply() instanceof SwarmJournal.Failed, f -> {
                         // A journal that does not make this swarm: nothing is resumed, nothing overwritten.
-                        String why = ((SwarmJournal.Failed) f.reply()).reason();
-                        trace.emit(trace.event(place.agent(), "journal_refused").put("error", why));
-                        replyTo.tell(SwarmResult.withoutRun(place.agent(), episodeId(place, 1), place.runId(), task.id(), null,
-                                StopReason.CRASHED, why, null, new SwarmResult.Metrics(0, 0, 0, 0, 0, 0, 0, 0, 0)));
+                        refuse(((SwarmJournal.Failed) f.reply()).reason(), place, task, trace, replyTo);
                         return Behaviors.stopped();
                     })
                     .onAnyMessage(m -> {
@@ -710,16 +707,21 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
      */
     private Behavior<Command> abandon(String why) {
         getContext().getLog().error("{}", why);
-        trace.emit(trace.event(place.agent(), "journal_refused").put("error", why));
         for (Attempt a : running.values()) {
             ActorRef<Command> child = nested.get(a.agent());
             if (child != null) child.tell(new Cancel(why));
             else route.tell(a.episodeId(), new CancelEpisode(a.episodeId(), why));
         }
         if (own == null) route.tell(ownEpisodeId, new CancelEpisode(ownEpisodeId, why));
-        replyTo.tell(SwarmResult.withoutRun(place.agent(), ownEpisodeId, place.runId(), task.id(), null, StopReason.CRASHED, why, null,
-                new SwarmResult.Metrics(0, 0, 0, 0, 0, 0, 0, 0, 0)));
+        refuse(why, place, task, trace, replyTo);
         return Behaviors.stopped();
+    }
+
+    /** A journal that is not this swarm's to resume or write: the trace and the caller hear why; nothing ran. */
+    private static void refuse(String why, Place place, Task task, SwarmTrace trace, ActorRef<SwarmResult> replyTo) {
+        trace.emit(trace.event(place.agent(), "journal_refused").put("error", why));
+        replyTo.tell(SwarmResult.withoutRun(place.agent(), episodeId(place, 1), place.runId(), task.id(), null, StopReason.CRASHED, why,
+                null, new SwarmResult.Metrics(0, 0, 0, 0, 0, 0, 0, 0, 0)));
     }
 
     /** The journal stopped (a write failed): open it again after a pause; what it lacks is sent again when it is ready. */
