@@ -171,6 +171,27 @@ public final class JournalDatabase {
         return out;
     }
 
+    /**
+     * How many entries (rows) the journal holds for persistence ids starting with {@code prefix}: what a
+     * swarm cost the database, in writes.
+     */
+    public static long entries(Config config, String prefix) {
+        Config table = config.getConfig("jdbc-journal.tables.event_journal");
+        String schema = table.getString("schemaName");
+        String name = (schema.isEmpty() ? "" : '"' + schema + "\".") + '"' + table.getString("tableName") + '"';
+        String column = '"' + table.getString("columnNames.persistenceId") + '"';
+        try (Connection c = connect(config);
+             var query = c.prepareStatement("SELECT COUNT(*) FROM " + name + " WHERE " + column + " LIKE ?")) {
+            query.setString(1, prefix.replace("%", "\\%").replace("_", "\\_") + "%");
+            try (ResultSet rs = query.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot count the journal's entries in " + redacted(url(config)) + ": " + e.getMessage(), e);
+        }
+    }
+
     /** The configured URL without its credentials, for messages. */
     public static String redactedUrl(Config config) {
         return redacted(url(config));

@@ -1,5 +1,6 @@
 package dev.agentswarm.workers;
 
+import dev.agentswarm.core.concurrent.Stages;
 import dev.agentswarm.core.context.TokenCounter;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.policy.PolicyException;
@@ -72,8 +73,8 @@ public final class EmbeddedPolicy implements Policy {
             result.completeExceptionally(new PolicyException("cannot render the conversation: " + e.getMessage(), false, e));
             return result;
         }
-        AskPattern.<PolicyServer.Command, PolicyServer.Reply>ask(server,
-                        replyTo -> new PolicyServer.Generate(id, prompt, request.sampling(), stopIds, replyTo), timeout, scheduler)
+        Stages.direct(AskPattern.<PolicyServer.Command, PolicyServer.Reply>ask(server,
+                        replyTo -> new PolicyServer.Generate(id, prompt, request.sampling(), stopIds, replyTo), timeout, scheduler))
                 .whenComplete((reply, error) -> {
                     if (error != null) {
                         boolean timedOut = error instanceof TimeoutException || error.getCause() instanceof TimeoutException;

@@ -1,5 +1,6 @@
 package dev.agentswarm.workers;
 
+import dev.agentswarm.core.concurrent.Stages;
 import dev.agentswarm.core.context.CompressedContext;
 import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.format.ParsedCompletion;
@@ -273,7 +274,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         try {
             CompletionStage<Completion> stage = policy.complete(req);
             return stage == null ? CompletableFuture.failedFuture(new IllegalStateException("the policy returned no answer stage"))
-                    : stage.toCompletableFuture();
+                    : Stages.direct(stage);
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -353,11 +354,11 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private Behavior<Command> recordThenRun(Completion c, List<ToolCall> calls) {
         int turn = policyTurns;
         long leftMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineAtNanos - System.nanoTime()));
-        CompletionStage<SwarmProtocol.Recorded> recorded = AskPattern.ask(request.swarm(),
+        CompletableFuture<SwarmProtocol.Recorded> recorded = Stages.direct(AskPattern.ask(request.swarm(),
                 replyTo -> new SwarmProtocol.RecordBeforeCalls(request.episodeId(), turn, new EpisodeHistory.Step(c, null), replyTo),
-                Duration.ofMillis(leftMillis), getContext().getSystem().scheduler());
+                Duration.ofMillis(leftMillis), getContext().getSystem().scheduler()));
         awaitingRecord = calls;
-        pendingRecord = recorded.toCompletableFuture();
+        pendingRecord = recorded;
         getContext().pipeToSelf(recorded, (ok, failure) -> new TurnRecorded(turn, failure));
         return this;
     }
@@ -438,10 +439,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         long started = System.nanoTime();
         long leftMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineAtNanos - started));
         int turn = policyTurns;
-        CompletionStage<SwarmProtocol.SpawnOutcome> outcome = AskPattern.ask(request.swarm(),
+        CompletableFuture<SwarmProtocol.SpawnOutcome> outcome = Stages.direct(AskPattern.ask(request.swarm(),
                 replyTo -> new SwarmProtocol.SpawnSubAgents(request.episodeId(), turn, call.id(), call.arguments(), replyTo),
-                Duration.ofMillis(leftMillis), getContext().getSystem().scheduler());
-        return outcome.toCompletableFuture().handle((o, failure) -> o != null
+                Duration.ofMillis(leftMillis), getContext().getSystem().scheduler()));
+        return outcome.handle((o, failure) -> o != null
                 ? new ToolResult(call.id(), call.name(), o.observation(), o.ok() ? ToolStatus.OK : ToolStatus.ERROR, false,
                         System.nanoTime() - started)
                 : new ToolResult(call.id(), call.name(), "spawn_subagents failed: " + describe(unwrap(failure)), ToolStatus.ERROR,

@@ -231,6 +231,9 @@ public final class SwarmBenchmark {
             out.put("wall_ms_min", Report.round(sorted[0], 2));
             out.put("wall_ms_max", Report.round(sorted[sorted.length - 1], 2));
             out.put("cpu_ms_per_swarm", Report.round(cpuPerRep, 1));
+            if (journalDir != null) { // database writes: each append of the orchestrator's is one entry
+                out.put("journal_entries_per_swarm", Report.round((double) JournalDatabase.entries(config, "swarm|r") / s.reps(), 1));
+            }
             if (s.traced()) { // where the time beyond the ideal goes (medians, ms from the orchestrator's start), read from the trace
                 out.put("plan_ms", Report.round(Samples.median(phases[0]), 2));
                 out.put("last_subagent_started_ms", Report.round(Samples.median(phases[1]), 2));

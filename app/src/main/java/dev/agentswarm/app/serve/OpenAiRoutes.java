@@ -2,6 +2,7 @@ package dev.agentswarm.app.serve;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.concurrent.Stages;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.policy.embedded.Generation;
 import dev.agentswarm.policy.embedded.TopLogprobs;
@@ -161,7 +162,7 @@ public final class OpenAiRoutes extends AllDirectives {
         };
         Source<ByteString, NotUsed> body = materialized.second().map(ByteString::fromString)
                 .watchTermination((mat, done) -> {
-                    done.whenComplete((d, e) -> cancelAll.run());
+                    Stages.direct(done).whenComplete((d, e) -> cancelAll.run());
                     return mat;
                 });
         synchronized (chat) {

@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
+import dev.agentswarm.core.concurrent.Stages;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -145,7 +146,7 @@ public final class ToolExecutor {
         if (stage == null) {
             return done(result(call, "tool '" + name + "' returned no result", ToolStatus.ERROR, start));
         }
-        CompletableFuture<String> future = asFuture(stage);
+        CompletableFuture<String> future = Stages.direct(stage);
         if (future.isDone()) {
             // Synchronous tools (calculator, finish): no timer, no second future.
             return done(outcome(call, future, start));
@@ -268,20 +269,6 @@ public final class ToolExecutor {
             d++;
         }
         return d;
-    }
-
-    private static CompletableFuture<String> asFuture(CompletionStage<String> stage) {
-        try {
-            return stage.toCompletableFuture();
-        } catch (UnsupportedOperationException e) {
-            // A stage that cannot be viewed as a future still completes; it just cannot be cancelled.
-            CompletableFuture<String> f = new CompletableFuture<>();
-            stage.whenComplete((v, t) -> {
-                if (t != null) f.completeExceptionally(t);
-                else f.complete(v);
-            });
-            return f;
-        }
     }
 
     private static Throwable unwrap(Throwable t) {

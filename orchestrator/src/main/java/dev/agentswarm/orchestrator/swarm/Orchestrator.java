@@ -76,6 +76,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     private enum ReopenJournal implements Command { INSTANCE }
 
+    /** The write interval since the last journal write has passed: what accumulated goes now. */
+    private enum WriteJournal implements Command { INSTANCE }
+
     /** Where this orchestrator sits in the tree and who hears from it. */
     public record Place(String runId, String agent, int depth, ActorRef<Command> parent) {
         public static Place root(String runId) {
@@ -121,6 +124,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private long confirmed;
     /** Events sent to the journal so far: one batch is in flight while this is past {@code confirmed}. */
     private long sent;
+    /** Writes start at most once per this many nanoseconds, unless something waits on one (journal.write-interval). */
+    private final long writeIntervalNanos;
+    private long lastWriteNanos;
+    private boolean writeScheduled;
     /** A new swarm's journal is still recovering (see {@link #createNewDurable}): its first reply says whether it is empty. */
     private boolean journalOpening;
     /** A durable swarm's result, held until the journal has its last event. */
@@ -223,6 +230,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         this.journalReplies = journalReplies;
         this.confirmed = ledger.events();
         this.sent = confirmed;
+        this.writeIntervalNanos = journalReplies == null ? 0 : writeInterval(ctx.getSystem().settings().config()).toNanos();
         this.timers = timers;
         this.settings = settings;
         this.budget = settings.budget();
@@ -331,6 +339,11 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                 .onMessage(FromJournal.class, this::onJournal)
                 .onMessageEquals(JournalStopped.INSTANCE, this::onJournalStopped)
                 .onMessageEquals(ReopenJournal.INSTANCE, this::onReopenJournal)
+                .onMessageEquals(WriteJournal.INSTANCE, () -> {
+                    writeScheduled = false;
+                    sendToJournal();
+                    return this;
+                })
                 .build();
     }
 
@@ -351,6 +364,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             }
             record(new SwarmEvent.StepRecorded(r.episodeId(), r.turn(), r.record()));
             awaitingWrite.add(new AwaitingWrite(ledger.events(), r.replyTo(), done));
+            sendToJournal(); // an episode waits on this write: it goes now
         }
         return this;
     }
@@ -618,14 +632,31 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     }
 
     /**
-     * One batch in flight at a time: what accumulates meanwhile goes in the next, so a busy swarm writes
-     * few large batches rather than an event per transaction. While the journal is being opened again,
-     * events wait here; it gets them when it is ready.
+     * One batch in flight at a time, and batches at most once per write interval unless an episode or the
+     * swarm's answer waits on one: what accumulates meanwhile goes in the next, so a busy swarm writes few
+     * large batches rather than an event per transaction (each a database commit). While the journal is
+     * being opened again, events wait here; it gets them when it is ready.
      */
     private void sendToJournal() {
         if (journal == null || sent > confirmed || unconfirmed.isEmpty()) return;
+        long wait = lastWriteNanos + writeIntervalNanos - System.nanoTime();
+        if (wait > 0 && pendingResult == null && awaitingWrite.isEmpty()) {
+            if (!writeScheduled) {
+                writeScheduled = true;
+                timers.startSingleTimer(WriteJournal.INSTANCE, Duration.ofNanos(wait));
+            }
+            return;
+        }
         journal.tell(new SwarmJournal.Append(confirmed, List.copyOf(unconfirmed)));
         sent = confirmed + unconfirmed.size();
+        lastWriteNanos = System.nanoTime();
+    }
+
+    /** {@code agentswarm.swarm.journal.write-interval}, checked. */
+    static Duration writeInterval(com.typesafe.config.Config config) {
+        Duration d = config.getDuration("agentswarm.swarm.journal.write-interval");
+        if (d.isNegative()) throw new IllegalArgumentException("agentswarm.swarm.journal.write-interval is " + d + "; use 0 or more");
+        return d;
     }
 
     private boolean durable() {
@@ -880,6 +911,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         }
         if (durable()) {
             pendingResult = result;
+            sendToJournal(); // the answer waits on this write: it goes now
             replyWhenWritten();
         } else {
             replyTo.tell(result);
