@@ -76,7 +76,8 @@ public final class Evaluation {
         double seconds = (System.nanoTime() - started) / 1e9;
         List<EvalReport.Episode> episodes = new ArrayList<>();
         for (int i = 0; i < jobs.size(); i++) episodes.add(new EvalReport.Episode(jobs.get(i).task(), results.get(i)));
-        EvalReport report = new EvalReport(suite.name(), split.label(), policyName, suite.reportColumns(), suite.categoryKey(), episodes);
+        EvalReport report = new EvalReport(suite.name(), split.label(), policyName, suite.reportColumns(), suite.categoryKey(), episodes,
+                suite::summary);
         return new Result(report, episodes, seconds);
     }
 }

@@ -53,6 +53,16 @@ public interface Suite {
         return null;
     }
 
+    /**
+     * The benchmark's own headline figures from the share of episodes that passed in each category and
+     * the episodes per category (BFCL's non-live AST summary, say), in the order its leaderboard shows
+     * them; empty when the suite has none beyond the per-category table.
+     */
+    default java.util.Map<String, Double> summary(java.util.Map<String, Double> passByCategory,
+                                                  java.util.Map<String, Integer> countByCategory) {
+        return java.util.Map.of();
+    }
+
     /** The oracle that solves this suite's tasks through the real tools, when it has one. */
     default Optional<Oracle> oracle() {
         return Optional.empty();

@@ -3,6 +3,7 @@ package dev.agentswarm.environments;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import dev.agentswarm.environments.arithmetic.ArithmeticSuite;
+import dev.agentswarm.environments.bfcl.BfclSuite;
 import dev.agentswarm.environments.code.CodeSuite;
 import dev.agentswarm.environments.multihop.MultihopSuite;
 import dev.agentswarm.environments.multihop.QaDatasetSuite;
@@ -36,6 +37,7 @@ public final class SuiteCatalog {
         FACTORIES.put(SqlSuite.NAME, (block, root) -> SqlSuite.fromConfig(block));
         FACTORIES.put(DbBenchSuite.NAME, (block, root) -> DbBenchSuite.fromConfig(block));
         FACTORIES.put(CodeSuite.NAME, CodeSuite::fromConfig);
+        FACTORIES.put(BfclSuite.NAME, (block, root) -> BfclSuite.fromConfig(block));
     }
 
     private SuiteCatalog() {}

@@ -77,6 +77,21 @@ public final class Suites implements TaskEnvironments {
         episodes.put(episodeId, suite);
         return Optional.of(new TaskEnvironment() {
             @Override
+            public java.util.List<Tool> tools() {
+                return env.tools();
+            }
+
+            @Override
+            public String systemPrompt() {
+                return env.systemPrompt();
+            }
+
+            @Override
+            public boolean callsAreTheAnswer() {
+                return env.callsAreTheAnswer();
+            }
+
+            @Override
             public RewardBreakdown score(Trajectory trajectory) {
                 return env.score(trajectory);
             }

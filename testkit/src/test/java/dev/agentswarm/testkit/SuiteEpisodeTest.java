@@ -64,6 +64,40 @@ class SuiteEpisodeTest {
     }
 
     @Test
+    void aBfclQuestionOffersItsOwnFunctionsAndTheCallsAreTheAnswer() {
+        var root = ConfigFactory.parseString("agentswarm.environments.bfcl.data-dir = \"../environments/src/test/resources/bfcl\"\n"
+                + "agentswarm.environments.bfcl.categories = [simple_python, irrelevance]").withFallback(ConfigFactory.load());
+        Suite bfcl = SuiteCatalog.one(root, "bfcl");
+        Suites suites = new Suites(List.of(bfcl));
+        EpisodeSpec spec = bfcl.spec(EpisodeSpec.fromConfig(root.getConfig("agentswarm.episode")));
+        List<Task> tasks = bfcl.tasks(Split.HELDOUT, 100);
+        Task triangle = tasks.stream().filter(t -> t.id().equals("simple_python_0")).findFirst().orElseThrow();
+        Task irrelevant = tasks.stream().filter(t -> t.id().equals("irrelevance_0")).findFirst().orElseThrow();
+        Map<String, String> systemSeen = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, String> replies = Map.of(
+                "right", "<tool_call>\n{\"name\": \"calculate_triangle_area\", \"arguments\": {\"base\": 10, \"height\": 5}}\n</tool_call>",
+                "wrong", "<tool_call>\n{\"name\": \"calculate_triangle_area\", \"arguments\": {\"base\": 10.5, \"height\": 5}}\n</tool_call>",
+                "words", "No function here computes the area of a triangle.");
+        ScriptedPolicy policy = ScriptedPolicy.texts(req -> {
+            systemSeen.put(req.episodeId(), req.messages().get(0).content());
+            return replies.get(req.episodeId().substring(0, req.episodeId().indexOf('-')));
+        });
+        EpisodeHarness h = EpisodeHarness.on(kit, policy, ToolRegistry.of(suites.tools()), suites);
+        List<Trajectory> done = h.runAll(List.of("right-1", "wrong-1", "words-1"), List.of(triangle, triangle, irrelevant), spec);
+        Trajectory right = done.get(0);
+        assertEquals(StopReason.FINAL_ANSWER, right.stopReason(), right.error());
+        assertEquals("[{\"calculate_triangle_area\":{\"base\":10,\"height\":5}}]", right.finalAnswer());
+        assertEquals(1, right.turns().size(), "the calls are not run: no observation follows");
+        assertEquals(1.0, right.reward().components().get("pass"));
+        assertTrue(systemSeen.get("right-1").contains("calculate_triangle_area") && systemSeen.get("right-1").contains("Python 3 syntax"),
+                "the question's function is offered: " + systemSeen.get("right-1"));
+        assertTrue(!systemSeen.get("words-1").contains("calculate_triangle_area"), "each question offers its own functions");
+        assertEquals(Map.of("pass", 0.0, "fail:type_error:simple", 1.0), done.get(1).reward().components());
+        assertEquals(StopReason.FINAL_ANSWER, done.get(2).stopReason());
+        assertEquals(1.0, done.get(2).reward().components().get("pass"), "no call is the right answer to an irrelevant question");
+    }
+
+    @Test
     void searchEpisodesOfTwoSuitesOnOneNodeEachSearchTheirOwnCorpus() {
         // One node offers multihop and MuSiQue: one `search` tool, routed by each episode's suite;
         // four samples of each MuSiQue question run at once and share its index.

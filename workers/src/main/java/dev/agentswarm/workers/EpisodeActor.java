@@ -140,11 +140,12 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     static Behavior<Command> create(RunEpisode request, EpisodeServices services, ActorRef<Trajectory> replyTo, EpisodeMeters meters) {
         return Behaviors.setup(ctx -> {
             EpisodeSetup setup;
-            TaskEnvironment environment;
+            TaskEnvironment environment = null;
             try {
-                setup = services.setupFor(request.spec());
                 environment = services.environments().open(request.task(), request.episodeId()).orElse(null);
+                setup = services.setupFor(request.spec(), environment); // the task may bring tools and instructions
             } catch (IllegalArgumentException e) {
+                if (environment != null) environment.close();
                 meters.finished(StopReason.INVALID_REQUEST);
                 replyTo.tell(Trajectory.notRun(request.episodeId(), request.groupId(), request.task().id(),
                         StopReason.INVALID_REQUEST, e.getMessage()));
@@ -306,6 +307,9 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         ParsedCompletion parsed = setup.format.parse(c, setup.toolSpecs);
         List<ToolCall> calls = parsed.toolCalls();
         String finishAnswer = finishAnswer(calls);
+        if (finishAnswer == null && !calls.isEmpty() && environment != null && environment.callsAreTheAnswer()) {
+            finishAnswer = callsAsAnswer(calls);
+        }
         Turn turn = Turn.assistant(turns.size(), c, calls, parsed.errors(), compressedContext, timing);
         if (c.promptIds().length > 0) {
             turn = turn.withPrompt(PromptIds.store(c.promptIds(), lastPrompt, lastCompletion));
@@ -332,6 +336,13 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         Message feedback = setup.format.formatFeedback(errors);
         observe(feedback.role(), feedback.content(), List.of(feedback), List.of(), timingSince(System.nanoTime()));
         return nextTurn();
+    }
+
+    /** The calls as the answer: {@code [{"name": {arguments}}, ...]}, the form function-calling benchmarks decode calls into. */
+    private static String callsAsAnswer(List<ToolCall> calls) {
+        com.fasterxml.jackson.databind.node.ArrayNode out = dev.agentswarm.core.json.Json.MAPPER.createArrayNode();
+        for (ToolCall call : calls) out.addObject().set(call.name(), call.arguments());
+        return dev.agentswarm.core.json.Json.write(out);
     }
 
     /**

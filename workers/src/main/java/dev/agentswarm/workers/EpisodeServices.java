@@ -1,10 +1,13 @@
 package dev.agentswarm.workers;
 
+import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.environment.TaskEnvironments;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.SamplingParams;
+import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolRegistry;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +59,31 @@ public final class EpisodeServices {
 
     public ToolRegistry tools() {
         return tools;
+    }
+
+    /**
+     * The setup for an episode of {@code spec} on a task whose environment may add tools and system
+     * instructions of its own: the shared one when it adds neither, else one made for this episode.
+     */
+    public EpisodeSetup setupFor(EpisodeSpec spec, TaskEnvironment environment) {
+        if (environment == null) return setupFor(spec);
+        List<Tool> own = environment.tools();
+        String instructions = environment.systemPrompt();
+        if (own.isEmpty() && (instructions == null || instructions.isEmpty())) return setupFor(spec);
+        ToolRegistry offered = tools;
+        List<String> names = new ArrayList<>(spec.tools());
+        for (Tool t : own) {
+            if (tools.find(t.name()).isPresent() || names.contains(t.name())) {
+                throw new IllegalArgumentException("the task's tool '" + t.name() + "' has the name of a tool the episode already has");
+            }
+            offered = offered.plus(t);
+            names.add(t.name());
+        }
+        EpisodeSpec episode = spec.withTools(names);
+        if (instructions != null && !instructions.isEmpty()) {
+            episode = episode.withSystemPrompt(spec.systemPrompt().isEmpty() ? instructions : instructions + "\n\n" + spec.systemPrompt());
+        }
+        return new EpisodeSetup(episode, policy, offered);
     }
 
     /**

@@ -2,6 +2,8 @@ package dev.agentswarm.core.environment;
 
 import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.tool.Tool;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -12,6 +14,31 @@ import java.util.concurrent.CompletionStage;
  * then closed.
  */
 public interface TaskEnvironment extends AutoCloseable {
+
+    /**
+     * Tools this task alone offers, besides the ones its spec names from the node (a function-calling
+     * benchmark gives each question its own functions). Their names must not be the node's.
+     */
+    default List<Tool> tools() {
+        return List.of();
+    }
+
+    /**
+     * The task's own system instructions, which come first in the episode's system message (before the
+     * spec's prompt and the tools); null when the task has none.
+     */
+    default String systemPrompt() {
+        return null;
+    }
+
+    /**
+     * Whether the model's tool calls are its answer rather than actions to run (a single-turn
+     * function-calling benchmark): the episode then ends with them as its final answer, and they are
+     * not run.
+     */
+    default boolean callsAreTheAnswer() {
+        return false;
+    }
 
     /** Scores a finished episode; the breakdown keeps every component. */
     RewardBreakdown score(Trajectory trajectory);

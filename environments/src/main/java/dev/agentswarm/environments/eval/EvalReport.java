@@ -35,6 +35,13 @@ public final class EvalReport {
     private final Map<String, Integer> categoryCounts;
     private final Map<String, Double> facts;
     private final Map<Integer, double[]> passK;
+    /** The benchmark's headline figures its suite derives from the categories (see {@code Suite.summary}). */
+    private final Map<String, Double> summary;
+
+    /** How a suite turns the share passed per category and the episodes per category into its headline figures. */
+    public interface Summary {
+        Map<String, Double> of(Map<String, Double> passByCategory, Map<String, Integer> countByCategory);
+    }
 
     /**
      * @param columns the components this suite's table shows first (the seeds' columns); every
@@ -42,6 +49,12 @@ public final class EvalReport {
      * @param categoryKey the task metadata key that groups tasks (e.g. {@code category}, {@code hops}); may be null
      */
     public EvalReport(String suite, String split, String policy, List<String> columns, String categoryKey, List<Episode> runs) {
+        this(suite, split, policy, columns, categoryKey, runs, (pass, count) -> Map.of());
+    }
+
+    /** As above, with the suite's headline figures made from the categories' pass rates. */
+    public EvalReport(String suite, String split, String policy, List<String> columns, String categoryKey, List<Episode> runs,
+                      Summary summary) {
         if (runs.isEmpty()) throw new IllegalArgumentException("no episodes to report on");
         this.suite = suite;
         this.split = split;
@@ -72,6 +85,9 @@ public final class EvalReport {
             categoryCounts.put(cat, s.n);
         });
         this.facts = all.facts();
+        Map<String, Double> passByCategory = new LinkedHashMap<>();
+        byCategory.forEach((cat, m) -> passByCategory.put(cat, m.getOrDefault("pass", 0.0)));
+        this.summary = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(summary.of(passByCategory, categoryCounts)));
         this.passK = new LinkedHashMap<>();
         for (int k = 1; k <= samples; k++) {
             double at = 0;
@@ -157,6 +173,11 @@ public final class EvalReport {
         return facts;
     }
 
+    /** The suite's headline figures (empty for most suites). */
+    public Map<String, Double> summary() {
+        return summary;
+    }
+
     /** Everything, for the JSON line: suite, split, policy, counts, means, facts, by category, pass@k and pass^k. */
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -175,6 +196,7 @@ public final class EvalReport {
             cats.put(cat, c);
         });
         m.put("by_category", cats);
+        if (!summary.isEmpty()) m.put("summary", summary);
         Map<String, Double> at = new LinkedHashMap<>();
         Map<String, Double> hat = new LinkedHashMap<>();
         passK.forEach((k, v) -> {
@@ -198,6 +220,10 @@ public final class EvalReport {
         sb.append(row("all", shown.stream().map(c -> fmt(means.get(c))).toList()));
         byCategory.forEach((cat, v) -> sb.append(row(cat + " (" + categoryCounts.get(cat) + ")",
                 shown.stream().map(c -> fmt(v.get(c))).toList())));
+        if (!summary.isEmpty()) {
+            sb.append("\n| ").append(String.join(" | ", summary.keySet())).append(" |\n").append(separator(summary.size()));
+            sb.append("| ").append(String.join(" | ", summary.values().stream().map(EvalReport::fmt).toList())).append(" |\n");
+        }
         sb.append("\n| k | pass@k | pass^k |\n|---|---|---|\n");
         passK.forEach((k, v) -> sb.append("| ").append(k).append(" | ").append(fmt(v[0])).append(" | ").append(fmt(v[1])).append(" |\n"));
         sb.append("\n| turns | tool calls | tool success rate | answered | errors | filler rate | valid format | tokens per answer |\n")

@@ -1,5 +1,6 @@
 package dev.agentswarm.environments.sql;
 
+import dev.agentswarm.core.json.PythonText;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.math.MathContext;
@@ -82,36 +83,6 @@ final class PythonValues {
         return Double.parseDouble(t.replace("_", ""));
     }
 
-    /** {@code repr(x)} of a float: the shortest digits that read back as {@code x}, Python's layout. */
-    static String reprFloat(double x) {
-        if (Double.isNaN(x)) return "nan";
-        if (Double.isInfinite(x)) return x > 0 ? "inf" : "-inf";
-        if (x == 0) return (1 / x < 0) ? "-0.0" : "0.0";
-        BigDecimal exact = new BigDecimal(x);
-        BigDecimal shortest = exact;
-        for (int p = 1; p <= 17; p++) {
-            BigDecimal r = exact.round(new MathContext(p, RoundingMode.HALF_EVEN));
-            if (r.doubleValue() == x) {
-                shortest = r;
-                break;
-            }
-        }
-        shortest = shortest.stripTrailingZeros();
-        String digits = shortest.unscaledValue().abs().toString();
-        // value = 0.d1d2… × 10^decpt
-        int decpt = digits.length() - shortest.scale();
-        String sign = x < 0 ? "-" : "";
-        if (decpt > -4 && decpt <= 16) {
-            if (decpt <= 0) return sign + "0." + "0".repeat(-decpt) + digits;
-            if (decpt >= digits.length()) return sign + digits + "0".repeat(decpt - digits.length()) + ".0";
-            return sign + digits.substring(0, decpt) + "." + digits.substring(decpt);
-        }
-        int exp = decpt - 1;
-        String mantissa = digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
-        String e = Integer.toString(Math.abs(exp));
-        return sign + mantissa + "e" + (exp < 0 ? "-" : "+") + (e.length() < 2 ? "0" + e : e);
-    }
-
     /** {@code str(x)} of a value from {@link #evalLiteral} (or a Java string, number, list). */
     static String str(Object v) {
         if (v instanceof String s) return s;
@@ -123,8 +94,8 @@ final class PythonValues {
         if (v == null || v == NONE) return "None";
         if (v instanceof String s) return reprString(s);
         if (v instanceof Boolean b) return b ? "True" : "False";
-        if (v instanceof Double d) return reprFloat(d);
-        if (v instanceof Float f) return reprFloat(f);
+        if (v instanceof Double d) return PythonText.floatRepr(d);
+        if (v instanceof Float f) return PythonText.floatRepr(f);
         if (v instanceof Number n) return n.toString();
         if (v instanceof Tuple t) {
             if (t.items().size() == 1) return "(" + repr(t.items().get(0)) + ",)";

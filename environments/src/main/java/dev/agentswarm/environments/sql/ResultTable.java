@@ -43,8 +43,8 @@ public final class ResultTable {
     /** A value as the table shows it (before escaping and the cell cap). */
     public static String cell(Object v) {
         if (v == null) return "NULL";
-        if (v instanceof Double d) return PythonValues.reprFloat(d);
-        if (v instanceof Float f) return PythonValues.reprFloat(f);
+        if (v instanceof Double d) return dev.agentswarm.core.json.PythonText.floatRepr(d);
+        if (v instanceof Float f) return dev.agentswarm.core.json.PythonText.floatRepr(f);
         if (v instanceof byte[] b) return "X'" + HexFormat.of().formatHex(b) + "'";
         return v.toString();
     }

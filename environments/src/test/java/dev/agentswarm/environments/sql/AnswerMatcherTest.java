@@ -78,16 +78,7 @@ class AnswerMatcherTest {
     }
 
     @Test
-    void pythonFloatsPrintAndParseAsPythonDoes() {
-        assertEquals("335.0", PythonValues.reprFloat(335.0));
-        assertEquals("1e+16", PythonValues.reprFloat(1e16));
-        assertEquals("1000000000000000.0", PythonValues.reprFloat(1e15));
-        assertEquals("0.0001", PythonValues.reprFloat(0.0001));
-        assertEquals("1e-05", PythonValues.reprFloat(0.00001));
-        assertEquals("0.30000000000000004", PythonValues.reprFloat(0.1 + 0.2));
-        assertEquals("1.5e+300", PythonValues.reprFloat(1.5e300));
-        assertEquals("-2.5", PythonValues.reprFloat(-2.5));
-        assertEquals("-0.0", PythonValues.reprFloat(-0.0));
+    void pythonFloatsParseAsPythonDoes() {
         assertEquals(1000.0, PythonValues.parseFloat(" 1_000 "));
         assertEquals(Double.POSITIVE_INFINITY, PythonValues.parseFloat("Infinity"));
         assertNull(PythonValues.parseFloat("1,000"));

@@ -29,7 +29,7 @@ final class DbBenchFiles {
             List<Object> row = new ArrayList<>();
             for (JsonNode v : r) {
                 row.add(v.isTextual() ? v.textValue() : v.isNull() ? "None" : v.isDouble() || v.isFloat() || v.isBigDecimal()
-                        ? PythonValues.reprFloat(v.asDouble()) : v.asText());
+                        ? dev.agentswarm.core.json.PythonText.floatRepr(v.asDouble()) : v.asText());
             }
             rows.add(row);
         }

@@ -1,5 +1,6 @@
 package dev.agentswarm.policy.chat.jinja;
 
+import dev.agentswarm.core.json.PythonText;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
 import java.util.ArrayList;
@@ -110,7 +111,7 @@ final class Py {
         if (o == null) return "None";
         if (o instanceof Boolean b) return b ? "True" : "False";
         if (o instanceof Long l) return l.toString();
-        if (o instanceof Double d) return floatRepr(d);
+        if (o instanceof Double d) return PythonText.floatRepr(d);
         if (o instanceof String s) return stringRepr(s);
         if (o instanceof Undefined) return "";
         if (o instanceof PyTuple t) {
@@ -133,22 +134,6 @@ final class Py {
             return sb.append('}').toString();
         }
         return o.toString();
-    }
-
-    static String floatRepr(double d) {
-        if (Double.isNaN(d)) return "nan";
-        if (Double.isInfinite(d)) return d > 0 ? "inf" : "-inf";
-        if (d == 0) return (1 / d < 0) ? "-0.0" : "0.0";
-        BigDecimal b = new BigDecimal(Double.toString(d)).stripTrailingZeros();
-        String digits = b.unscaledValue().abs().toString();
-        int exp = digits.length() - 1 - b.scale(); // d = 0.digits * 10^(exp+1)
-        String sign = d < 0 ? "-" : "";
-        if (exp >= -5 && exp < 16) {
-            String plain = b.abs().toPlainString();
-            return sign + (plain.contains(".") ? plain : plain + ".0");
-        }
-        String mantissa = digits.length() == 1 ? digits : digits.charAt(0) + "." + digits.substring(1);
-        return sign + mantissa + "e" + (exp < 0 ? "-" : "+") + (Math.abs(exp) < 10 ? "0" : "") + Math.abs(exp);
     }
 
     static String stringRepr(String s) {

@@ -1,5 +1,6 @@
 package dev.agentswarm.policy.chat.jinja;
 
+import dev.agentswarm.core.json.PythonText;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,7 +49,7 @@ final class PyJson {
         if (o == null) sb.append("null");
         else if (o instanceof Boolean b) sb.append(b ? "true" : "false");
         else if (o instanceof Long l) sb.append(l);
-        else if (o instanceof Double d) sb.append(Double.isNaN(d) ? "NaN" : Double.isInfinite(d) ? (d > 0 ? "Infinity" : "-Infinity") : Py.floatRepr(d));
+        else if (o instanceof Double d) sb.append(PythonText.jsonFloat(d));
         else if (o instanceof String s) string(sb, s);
         else if (o instanceof List<?> l) {
             if (l.isEmpty()) {
@@ -96,23 +97,6 @@ final class PyJson {
     }
 
     private void string(StringBuilder sb, String s) {
-        sb.append('"');
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                case '\b' -> sb.append("\\b");
-                case '\f' -> sb.append("\\f");
-                default -> {
-                    if (c < 0x20 || (ensureAscii && c > 0x7e)) sb.append(String.format("\\u%04x", (int) c));
-                    else sb.append(c);
-                }
-            }
-        }
-        sb.append('"');
+        PythonText.jsonString(sb, s, ensureAscii);
     }
 }

@@ -1,0 +1,162 @@
+package dev.agentswarm.environments.bfcl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.agentswarm.core.json.PythonText;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Iterator;
+import java.util.Map;
+
+/**
+ * JSON values as BFCL's Python checker sees them once {@code json.loads} has made them Python objects:
+ * their exact type ({@code bool} is not {@code int}, {@code 5.0} is a float) and Python's {@code ==},
+ * under which {@code 1 == 1.0 == True}, a string equals only a string and lists compare element-wise.
+ * The function-calling path never makes tuples, so there are none here.
+ */
+final class BfclValues {
+
+    /** Python's types of decoded values (a {@code set} only names Java's {@code Set}, which BFCL cannot convert). */
+    enum PyType {
+        INT("int"), FLOAT("float"), BOOL("bool"), STR("str"), NONE("NoneType"), LIST("list"), DICT("dict"), SET("set");
+
+        final String pythonName;
+
+        PyType(String pythonName) {
+            this.pythonName = pythonName;
+        }
+    }
+
+    static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+
+    private BfclValues() {}
+
+    static PyType typeOf(JsonNode v) {
+        if (v == null || v.isNull() || v.isMissingNode()) return PyType.NONE;
+        if (v.isBoolean()) return PyType.BOOL;
+        if (v.isIntegralNumber()) return PyType.INT;
+        if (v.isNumber()) return PyType.FLOAT;
+        if (v.isTextual()) return PyType.STR;
+        if (v.isArray()) return PyType.LIST;
+        if (v.isObject()) return PyType.DICT;
+        return PyType.STR;
+    }
+
+    /** Python's {@code a == b} for decoded values. */
+    static boolean equal(JsonNode a, JsonNode b) {
+        PyType ta = typeOf(a);
+        PyType tb = typeOf(b);
+        if (numeric(ta) && numeric(tb)) return compareNumbers(a, b) == 0;
+        if (ta != tb) return false;
+        switch (ta) {
+            case STR:
+                return a.asText().equals(b.asText());
+            case NONE:
+                return true;
+            case LIST: {
+                if (a.size() != b.size()) return false;
+                for (int i = 0; i < a.size(); i++) if (!equal(a.get(i), b.get(i))) return false;
+                return true;
+            }
+            case DICT: {
+                if (a.size() != b.size()) return false;
+                for (Iterator<Map.Entry<String, JsonNode>> it = a.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    JsonNode other = b.get(e.getKey());
+                    if (other == null || !equal(e.getValue(), other)) return false;
+                }
+                return true;
+            }
+            default:
+                return false;
+        }
+    }
+
+    /** Python's {@code value in candidates}. */
+    static boolean in(JsonNode value, Iterable<JsonNode> candidates) {
+        for (JsonNode c : candidates) if (equal(value, c)) return true;
+        return false;
+    }
+
+    private static boolean numeric(PyType t) {
+        return t == PyType.INT || t == PyType.FLOAT || t == PyType.BOOL;
+    }
+
+    /** Exact comparison, as Python compares an int with a float; NaN equals nothing. */
+    private static int compareNumbers(JsonNode a, JsonNode b) {
+        BigDecimal x = exact(a);
+        BigDecimal y = exact(b);
+        if (x == null || y == null) return 1;
+        return x.compareTo(y);
+    }
+
+    private static BigDecimal exact(JsonNode n) {
+        if (n.isBoolean()) return n.booleanValue() ? BigDecimal.ONE : BigDecimal.ZERO;
+        if (n.isIntegralNumber()) return new BigDecimal(n.bigIntegerValue());
+        double d = n.doubleValue();
+        if (!Double.isFinite(d)) return null; // NaN equals nothing; infinities never occur in the data
+        return n.isBigDecimal() ? n.decimalValue() : new BigDecimal(d);
+    }
+
+    static JsonNode integer(BigInteger v) {
+        return v.bitLength() < 32 ? NODES.numberNode(v.intValue()) : v.bitLength() < 64 ? NODES.numberNode(v.longValue()) : NODES.numberNode(v);
+    }
+
+    static JsonNode decimal(double v) {
+        return DoubleNode.valueOf(v);
+    }
+
+    static JsonNode text(String s) {
+        return TextNode.valueOf(s);
+    }
+
+    static JsonNode bool(boolean b) {
+        return BooleanNode.valueOf(b);
+    }
+
+    static ArrayNode list() {
+        return NODES.arrayNode();
+    }
+
+    /** Python's {@code repr} of a value, for messages ({@code 'a'}, {@code True}, {@code None}, {@code [1, 2.5]}). */
+    static String repr(JsonNode v) {
+        StringBuilder sb = new StringBuilder();
+        repr(v, sb);
+        return sb.toString();
+    }
+
+    private static void repr(JsonNode v, StringBuilder sb) {
+        switch (typeOf(v)) {
+            case NONE -> sb.append("None");
+            case BOOL -> sb.append(v.booleanValue() ? "True" : "False");
+            case INT -> sb.append(v.bigIntegerValue());
+            case FLOAT -> sb.append(PythonText.floatRepr(v.doubleValue()));
+            case STR -> sb.append('\'').append(v.asText().replace("\\", "\\\\").replace("'", "\\'")).append('\'');
+            case LIST -> {
+                sb.append('[');
+                for (int i = 0; i < v.size(); i++) {
+                    if (i > 0) sb.append(", ");
+                    repr(v.get(i), sb);
+                }
+                sb.append(']');
+            }
+            case DICT -> {
+                sb.append('{');
+                boolean first = true;
+                for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
+                    Map.Entry<String, JsonNode> e = it.next();
+                    if (!first) sb.append(", ");
+                    first = false;
+                    sb.append('\'').append(e.getKey()).append("': ");
+                    repr(e.getValue(), sb);
+                }
+                sb.append('}');
+            }
+            default -> sb.append(v);
+        }
+    }
+}
