@@ -1,6 +1,9 @@
 package dev.agentswarm.core.json;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.math.BigDecimal;
+import java.util.Iterator;
+import java.util.Map;
 import java.math.MathContext;
 import java.math.RoundingMode;
 
@@ -68,5 +71,45 @@ public final class PythonText {
             }
         }
         sb.append('"');
+    }
+
+    /** {@code json.dumps(value)} with Python's defaults: ", " and ": " between items, non-ASCII escaped, keys in their order. */
+    public static String dumps(JsonNode value) {
+        StringBuilder sb = new StringBuilder();
+        dump(value, sb);
+        return sb.toString();
+    }
+
+    private static void dump(JsonNode v, StringBuilder sb) {
+        if (v == null || v.isNull() || v.isMissingNode()) {
+            sb.append("null");
+        } else if (v.isBoolean()) {
+            sb.append(v.booleanValue());
+        } else if (v.isIntegralNumber()) {
+            sb.append(v.bigIntegerValue());
+        } else if (v.isNumber()) {
+            sb.append(jsonFloat(v.doubleValue()));
+        } else if (v.isTextual()) {
+            jsonString(sb, v.asText(), true);
+        } else if (v.isArray()) {
+            sb.append('[');
+            for (int i = 0; i < v.size(); i++) {
+                if (i > 0) sb.append(", ");
+                dump(v.get(i), sb);
+            }
+            sb.append(']');
+        } else {
+            sb.append('{');
+            boolean first = true;
+            for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                if (!first) sb.append(", ");
+                first = false;
+                jsonString(sb, e.getKey(), true);
+                sb.append(": ");
+                dump(e.getValue(), sb);
+            }
+            sb.append('}');
+        }
     }
 }

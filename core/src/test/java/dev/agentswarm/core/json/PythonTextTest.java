@@ -31,4 +31,10 @@ class PythonTextTest {
         PythonText.jsonString(plain, "caf\u00e9\u0001", false);
         assertEquals("\"caf\u00e9\\u0001\"", plain.toString());
     }
+
+    @Test
+    void jsonDumpsOfATree() throws Exception {
+        assertEquals("{\"a\": [1, 2.5, true, null], \"b\": {\"c\": \"\\u00e9\"}, \"d\": 4.0}",
+                PythonText.dumps(Json.MAPPER.readTree("{\"a\": [1, 2.5, true, null], \"b\": {\"c\": \"\u00e9\"}, \"d\": 4.0}")));
+    }
 }

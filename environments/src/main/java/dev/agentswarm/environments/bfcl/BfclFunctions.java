@@ -68,7 +68,7 @@ final class BfclFunctions {
             }
             if (language == BfclChecker.Language.JAVASCRIPT && type.equals("dict") && p.has("properties")) {
                 description += " The dictionary entries have the following schema; they are not in string representation. "
-                        + PythonJson.dumps(p.get("properties"));
+                        + dev.agentswarm.core.json.PythonText.dumps(p.get("properties"));
                 p.remove("properties");
             }
             p.put("description", description);

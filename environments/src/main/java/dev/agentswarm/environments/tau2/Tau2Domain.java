@@ -1,0 +1,103 @@
+package dev.agentswarm.environments.tau2;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A τ²-bench domain read from its data folder ({@code db.json}, {@code user_db.json} where the user has
+ * tools, {@code tasks.json}, {@code split_tasks.json}, the policy): fresh environments for episodes and
+ * for grading, and its tasks by split. Retail and mock are here; telecom's tools are not yet.
+ */
+public final class Tau2Domain {
+
+    public enum Kind { RETAIL, MOCK }
+
+    private final Kind kind;
+    private final Path dir;
+    private final ObjectNode db;
+    private final ObjectNode userDb;
+    private final JsonNode tasks;
+    private final JsonNode splits;
+    private final String policy;
+
+    private Tau2Domain(Kind kind, Path dir) {
+        this.kind = kind;
+        this.dir = dir;
+        this.db = (ObjectNode) read(dir.resolve("db.json"));
+        this.userDb = kind == Kind.MOCK ? (ObjectNode) read(dir.resolve("user_db.json")) : null;
+        this.tasks = read(dir.resolve("tasks.json"));
+        this.splits = read(dir.resolve("split_tasks.json"));
+        this.policy = text(dir.resolve("policy.md"));
+    }
+
+    public static Tau2Domain load(Kind kind, Path dir) {
+        return new Tau2Domain(kind, dir);
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    /** The agent's policy, which τ² gives its agent as the system prompt's policy. */
+    public String policy() {
+        return policy;
+    }
+
+    /** An environment with fresh copies of the domain's databases. */
+    public Tau2Environment fresh() {
+        return switch (kind) {
+            case RETAIL -> new Tau2Environment(new RetailTools(db.deepCopy()), null);
+            case MOCK -> new Tau2Environment(new MockTools(db.deepCopy()), new MockUserTools(userDb.deepCopy()));
+        };
+    }
+
+    /** The tasks of a split ({@code base} is all of them), in the order of tasks.json. */
+    public List<JsonNode> tasks(String split) {
+        JsonNode ids = splits.path(split);
+        if (!ids.isArray()) throw new IllegalArgumentException("τ² " + kind.name().toLowerCase() + " has no split \"" + split + "\"; it has "
+                + iterable(splits.fieldNames()));
+        Set<String> wanted = new HashSet<>();
+        ids.forEach(i -> wanted.add(i.asText()));
+        List<JsonNode> out = new ArrayList<>();
+        for (JsonNode t : tasks) if (wanted.contains(t.path("id").asText())) out.add(t);
+        return out;
+    }
+
+    public JsonNode task(String id) {
+        for (JsonNode t : tasks) if (t.path("id").asText().equals(id)) return t;
+        throw new IllegalArgumentException("τ² " + kind.name().toLowerCase() + " has no task " + id);
+    }
+
+    private static List<String> iterable(java.util.Iterator<String> it) {
+        List<String> out = new ArrayList<>();
+        it.forEachRemaining(out::add);
+        return out;
+    }
+
+    private static JsonNode read(Path file) {
+        try {
+            return Json.MAPPER.readTree(file.toFile());
+        } catch (NoSuchFileException | java.io.FileNotFoundException e) {
+            throw new IllegalArgumentException("τ² file " + file + " not found (the domains are in ../shared/data/tau2)");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read τ² file " + file + ": " + e.getMessage());
+        }
+    }
+
+    private static String text(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read τ² policy " + file + ": " + e.getMessage());
+        }
+    }
+}

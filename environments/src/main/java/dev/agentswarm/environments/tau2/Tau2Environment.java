@@ -1,0 +1,135 @@
+package dev.agentswarm.environments.tau2;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.json.PythonText;
+import dev.agentswarm.environments.tau2.Tau2Message.Requestor;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One τ² environment: the agent's toolkit and, where the domain has one, the user's, each over its
+ * own database. It answers tool calls as τ² does ({@code "Error: ..."} for anything a tool raised, a
+ * record as its JSON), sets a task's initial state (its data merged in, its actions run, its message
+ * history replayed: writes only) and tells whether two environments hold the same databases.
+ */
+public final class Tau2Environment {
+
+    final Toolkit agent;
+    final Toolkit user;
+
+    Tau2Environment(Toolkit agent, Toolkit user) {
+        this.agent = agent;
+        this.user = user;
+    }
+
+    /** A tool's answer as the caller sees it. */
+    public record Response(String content, boolean error) {}
+
+    /** τ²'s get_response: the call run by its requestor's toolkit; any failure becomes {@code "Error: <message>"}. */
+    public Response respond(Tau2Message.Call call) {
+        try {
+            return new Response(toJsonString(makeToolCall(call.name(), call.requestor(), call.arguments())), false);
+        } catch (Tau2Error e) {
+            return new Response("Error: " + e.getMessage(), true);
+        } catch (RuntimeException e) { // what Python would raise on values of the wrong shape
+            return new Response("Error: " + (e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), true);
+        }
+    }
+
+    /** τ²'s make_tool_call: no error handling (the gold replay keeps going past a failing action). */
+    Object makeToolCall(String name, Requestor requestor, JsonNode arguments) {
+        if (requestor == Requestor.USER) {
+            if (user == null) throw new Tau2Error("User tools not available");
+            return user.useTool(name, arguments);
+        }
+        return agent.useTool(name, arguments);
+    }
+
+    /** Any function of a toolkit by name (a task's setup actions and its assertions). */
+    Object runFunction(String envType, String name, JsonNode arguments) {
+        Toolkit kit = "user".equals(envType) ? user : agent;
+        if (kit == null) throw new Tau2Error("User tools not available");
+        return kit.call(name, arguments);
+    }
+
+    /** Whether a task's assertion holds on this environment. */
+    boolean holds(JsonNode assertion) {
+        Object r = runFunction(assertion.path("env_type").asText("assistant"), assertion.path("func_name").asText(), assertion.path("arguments"));
+        if (!(r instanceof Boolean b)) throw new Tau2Error("assertion " + assertion.path("func_name").asText() + " did not return a bool");
+        boolean expected = !assertion.has("assert_value") || assertion.get("assert_value").asBoolean(true);
+        return b == expected;
+    }
+
+    /**
+     * τ²'s set_state: the task's data deep-merged into the databases (where a user toolkit has a database,
+     * merged agent data is then its database too: τ² shares the one object), its actions run, then its
+     * message history replayed: only calls of state-changing tools run again; reads and unknown tools
+     * are skipped. A replayed answer that differs from the recorded one is tolerated (as τ²'s
+     * evaluate-trajs does): the state change stands either way.
+     */
+    void setState(JsonNode initialState, List<Tau2Message> history) {
+        if (initialState != null && !initialState.isNull()) {
+            JsonNode data = initialState.path("initialization_data");
+            if (data.path("agent_data").isObject()) {
+                agent.db = merged(agent.db, data.get("agent_data"));
+                if (user != null) user.db = agent.db;
+            }
+            if (data.path("user_data").isObject() && user != null) {
+                user.db = merged(user.db, data.get("user_data"));
+                agent.db = user.db;
+            }
+            for (JsonNode action : initialState.path("initialization_actions")) {
+                runFunction(action.path("env_type").asText("assistant"), action.path("func_name").asText(), action.path("arguments"));
+            }
+        }
+        replay(history);
+    }
+
+    /** Re-runs the calls of state-changing tools in a conversation, agent's and user's alike. */
+    void replay(List<Tau2Message> messages) {
+        for (Tau2Message m : messages) {
+            for (Tau2Message.Call call : m.calls()) {
+                Toolkit kit = call.requestor() == Requestor.USER ? user : agent;
+                Toolkit.Function f = kit == null ? null : kit.function(call.name());
+                if (f == null || !f.tool() || !f.mutates()) continue;
+                respond(call);
+            }
+        }
+    }
+
+    /** Whether both databases equal {@code other}'s (τ² compares their hashes; a domain without a user database has none on either side). */
+    boolean sameState(Tau2Environment other) {
+        return agent.db.equals(other.agent.db) && (user == null ? other.user == null : other.user != null && user.db.equals(other.user.db));
+    }
+
+    /** addict's deep merge: objects merged key by key, anything else (lists included) replaced. */
+    static ObjectNode merged(ObjectNode base, JsonNode patch) {
+        ObjectNode out = base.deepCopy();
+        for (Iterator<Map.Entry<String, JsonNode>> it = patch.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            JsonNode mine = out.get(e.getKey());
+            if (mine != null && mine.isObject() && e.getValue().isObject()) out.set(e.getKey(), merged((ObjectNode) mine, e.getValue()));
+            else out.set(e.getKey(), e.getValue().deepCopy());
+        }
+        return out;
+    }
+
+    /** τ²'s to_json_str: text as it is; anything else as Python's json.dumps writes it. */
+    static String toJsonString(Object result) {
+        if (result instanceof String s) return s;
+        if (result instanceof Boolean b) return PythonText.dumps(Json.MAPPER.getNodeFactory().textNode(b ? "True" : "False"));
+        if (result instanceof JsonNode n) return PythonText.dumps(n);
+        return String.valueOf(result);
+    }
+
+    /** The agent's tools as episode tools' names, in τ²'s order. */
+    public List<String> agentToolNames() {
+        List<String> out = new ArrayList<>();
+        agent.tools().forEach(f -> out.add(f.name()));
+        return out;
+    }
+}
