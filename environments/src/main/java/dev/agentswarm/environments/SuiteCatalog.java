@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import dev.agentswarm.environments.arithmetic.ArithmeticSuite;
 import dev.agentswarm.environments.bfcl.BfclSuite;
+import dev.agentswarm.environments.tau2.Tau2Suite;
 import dev.agentswarm.environments.code.CodeSuite;
 import dev.agentswarm.environments.multihop.MultihopSuite;
 import dev.agentswarm.environments.multihop.QaDatasetSuite;
@@ -38,6 +39,8 @@ public final class SuiteCatalog {
         FACTORIES.put(DbBenchSuite.NAME, (block, root) -> DbBenchSuite.fromConfig(block));
         FACTORIES.put(CodeSuite.NAME, CodeSuite::fromConfig);
         FACTORIES.put(BfclSuite.NAME, (block, root) -> BfclSuite.fromConfig(block));
+        FACTORIES.put(Tau2Suite.RETAIL, (block, root) -> Tau2Suite.retail(block));
+        FACTORIES.put(Tau2Suite.MOCK, (block, root) -> Tau2Suite.mock(block));
     }
 
     private SuiteCatalog() {}

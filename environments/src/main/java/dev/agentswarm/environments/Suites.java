@@ -92,6 +92,11 @@ public final class Suites implements TaskEnvironments {
             }
 
             @Override
+            public dev.agentswarm.core.environment.ConversationPartner partner() {
+                return env.partner();
+            }
+
+            @Override
             public RewardBreakdown score(Trajectory trajectory) {
                 return env.score(trajectory);
             }

@@ -98,6 +98,83 @@ class SuiteEpisodeTest {
     }
 
     @Test
+    void aTau2EpisodeIsAConversationTheSimulatedUserCloses() {
+        var root = ConfigFactory.parseString("agentswarm.environments.tau2-mock.data-dir = \"../../shared/data/tau2/mock\"")
+                .withFallback(ConfigFactory.load());
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isDirectory(java.nio.file.Path.of("../../shared/data/tau2/mock")),
+                "../shared/data/tau2 is not beside the repository");
+        Suite mock = SuiteCatalog.one(root, "tau2-mock");
+        Suites suites = new Suites(List.of(mock));
+        EpisodeSpec spec = mock.spec(EpisodeSpec.fromConfig(root.getConfig("agentswarm.episode")));
+        Task task = mock.tasks(Split.HELDOUT, 100).stream().filter(t -> t.id().equals("tau2-mock-update_task_1")).findFirst().orElseThrow();
+        List<List<dev.agentswarm.core.protocol.Message>> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ScriptedPolicy agent = ScriptedPolicy.texts(req -> {
+            seen.add(req.messages());
+            return switch (req.turn()) {
+                case 1 -> "<tool_call>\n{\"name\": \"update_task_status\", \"arguments\": {\"task_id\": \"task_1\", \"status\": \"completed\"}}\n</tool_call>";
+                default -> "Your task task_1 is now completed.";
+            };
+        });
+        Trajectory t = EpisodeHarness.on(kit, agent, ToolRegistry.of(suites.tools()), suites).runAll(List.of("talk-1"), List.of(task), spec).get(0);
+        assertEquals(StopReason.USER_STOP, t.stopReason(), t.error());
+        List<dev.agentswarm.core.protocol.Message> first = seen.get(0);
+        assertEquals("Hi! How can I help you today?", first.get(1).content(), "the agent greets first");
+        assertEquals(dev.agentswarm.core.protocol.Role.USER, first.get(2).role());
+        assertTrue(first.stream().noneMatch(m -> m.content().contains("Instructions:")), "the user's brief is not the agent's to see");
+        assertTrue(first.get(0).content().contains("<policy>"), "the domain's policy is the agent's system prompt");
+        assertTrue(t.turns().get(t.turns().size() - 1).text().contains("###STOP###"), "the user closed it");
+        assertEquals(1.0, t.reward().components().get("db"));
+        assertEquals(1.0, t.reward().components().get("pass"));
+        assertEquals("Your task task_1 is now completed.", t.finalAnswer());
+
+        ScriptedPolicy wrong = ScriptedPolicy.texts(req -> req.turn() == 1
+                ? "<tool_call>\n{\"name\": \"update_task_status\", \"arguments\": {\"task_id\": \"task_1\", \"status\": \"cancelled\"}}\n</tool_call>"
+                : "Done.");
+        Trajectory w = EpisodeHarness.on(kit, wrong, ToolRegistry.of(suites.tools()), suites).runAll(List.of("talk-2"), List.of(task), spec).get(0);
+        assertEquals(0.0, w.reward().components().get("db"), "a wrong status is a different database");
+        assertEquals(0.0, w.reward().total());
+    }
+
+    @Test
+    void aSimulatedUserThatFailsEndsTheEpisodeSayingSo() {
+        TaskEnvironments failing = new TaskEnvironments() {
+            @Override
+            public Optional<TaskEnvironment> open(Task task, String episodeId) {
+                return Optional.of(new TaskEnvironment() {
+                    @Override
+                    public dev.agentswarm.core.environment.ConversationPartner partner() {
+                        return new dev.agentswarm.core.environment.ConversationPartner() {
+                            @Override
+                            public String greeting() {
+                                return "Hello.";
+                            }
+
+                            @Override
+                            public CompletionStage<Reply> reply(String agentMessage) {
+                                return CompletableFuture.failedFuture(new IllegalStateException("the user model is down"));
+                            }
+                        };
+                    }
+
+                    @Override
+                    public RewardBreakdown score(Trajectory trajectory) {
+                        return RewardBreakdown.NONE;
+                    }
+
+                    @Override
+                    public void close() {}
+                });
+            }
+        };
+        Trajectory t = EpisodeHarness.on(kit, ScriptedPolicy.replies("never asked"), ToolRegistry.of(), failing)
+                .runAll(List.of("down-1"), List.of(Task.of("x", "brief")),
+                        EpisodeSpec.fromConfig(ConfigFactory.load().getConfig("agentswarm.episode")).withTools(List.of()))
+                .get(0);
+        assertEquals(StopReason.POLICY_ERROR, t.stopReason());
+        assertTrue(t.error().contains("the simulated user failed: the user model is down"), t.error());
+    }
+
+    @Test
     void searchEpisodesOfTwoSuitesOnOneNodeEachSearchTheirOwnCorpus() {
         // One node offers multihop and MuSiQue: one `search` tool, routed by each episode's suite;
         // four samples of each MuSiQue question run at once and share its index.

@@ -2,6 +2,7 @@ package dev.agentswarm.workers;
 
 import dev.agentswarm.core.concurrent.Stages;
 import dev.agentswarm.core.context.CompressedContext;
+import dev.agentswarm.core.environment.ConversationPartner;
 import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.format.ParsedCompletion;
 import dev.agentswarm.core.policy.Policy;
@@ -81,6 +82,9 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private record Scored(Trajectory trajectory, RewardBreakdown reward, Throwable failure) implements Command {}
 
+    /** The conversation partner answered the agent's message (or failed to). */
+    private record PartnerReplied(ConversationPartner.Reply reply, Throwable failure) implements Command {}
+
     private final RunEpisode request;
     private final EpisodeSpec spec;
     private final EpisodeSetup setup;
@@ -89,6 +93,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private final EpisodeMeters meters;
     /** Counted in {@code agentswarm.episodes.running} until released. */
     private boolean counted;
+    /** The simulated user this episode converses with, or null. */
+    private final ConversationPartner partner;
     /** The task's suite environment (its tools' state and its reward), or null; closed when the episode ends. */
     private TaskEnvironment environment;
     private final long startNanos = System.nanoTime();
@@ -156,7 +162,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
             // actor's behavior, so no PostStop reaches it: it is released here instead.
             Behavior<Command> first;
             try {
-                first = episode.askPolicy();
+                // With a partner, the agent greets and the partner opens; otherwise the policy starts on the task.
+                first = episode.partner != null ? episode.talk(episode.partner.greeting()) : episode.askPolicy();
             } catch (RuntimeException e) {
                 episode.released();
                 throw e;
@@ -177,11 +184,18 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         this.policy = policy;
         this.replyTo = replyTo;
         this.history = request.history().steps();
-        Message task = Message.user(request.task().prompt());
-        this.prompt = List.of(setup.systemMessage, task);
+        this.partner = environment == null ? null : environment.partner();
         messages.add(setup.systemMessage);
         contextTokens = setup.systemTokens;
-        append(task);
+        if (partner == null) {
+            Message task = Message.user(request.task().prompt());
+            this.prompt = List.of(setup.systemMessage, task);
+            append(task);
+        } else { // the task's prompt is the partner's brief, not the agent's: the agent starts with its greeting
+            Message greeting = Message.assistant(partner.greeting());
+            this.prompt = List.of(setup.systemMessage, greeting);
+            append(greeting);
+        }
         // A plain scheduled message rather than a timer scheduler: no interceptor on every message.
         this.deadlineAtNanos = startNanos + TimeUnit.MILLISECONDS.toNanos(spec.deadlineMillis());
         this.deadline = context.scheduleOnce(Duration.ofMillis(spec.deadlineMillis()), context.getSelf(), DeadlineReached.INSTANCE);
@@ -196,6 +210,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 .onMessage(ToolsDone.class, this::onToolsDone)
                 .onMessage(TurnRecorded.class, this::onTurnRecorded)
                 .onMessage(CallEnded.class, this::onCallEnded)
+                .onMessage(PartnerReplied.class, this::onPartnerReplied)
                 .onMessageEquals(DeadlineReached.INSTANCE, () -> finish(StopReason.DEADLINE, null, null))
                 .onMessage(Cancel.class, c -> finish(StopReason.CANCELLED, null, "cancelled: " + c.reason()))
                 .onSignal(PostStop.class, stop -> released())
@@ -329,6 +344,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
             return recordFirst ? recordThenRun(c, calls) : runTools(calls);
         }
         if (parsed.hasFinalAnswer() && !parsed.hasErrors()) {
+            if (partner != null) return talk(parsed.finalAnswer()); // a message to the user, who answers it
             return finish(StopReason.FINAL_ANSWER, parsed.finalAnswer(), null);
         }
         formatErrors++;
@@ -343,6 +359,40 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         com.fasterxml.jackson.databind.node.ArrayNode out = dev.agentswarm.core.json.Json.MAPPER.createArrayNode();
         for (ToolCall call : calls) out.addObject().set(call.name(), call.arguments());
         return dev.agentswarm.core.json.Json.write(out);
+    }
+
+    /** The agent's message goes to its partner; the reply comes back as a message to self. */
+    private Behavior<Command> talk(String agentMessage) {
+        turnStartNanos = System.nanoTime();
+        CompletableFuture<ConversationPartner.Reply> reply;
+        try {
+            reply = Stages.direct(partner.reply(agentMessage));
+        } catch (RuntimeException e) {
+            reply = CompletableFuture.failedFuture(e);
+        }
+        getContext().pipeToSelf(reply, PartnerReplied::new);
+        return this;
+    }
+
+    /** The partner's words are the next observation; a reply that closes the conversation ends the episode. */
+    private Behavior<Command> onPartnerReplied(PartnerReplied r) {
+        if (r.failure() != null) {
+            return finish(StopReason.POLICY_ERROR, null, "the simulated user failed: " + describe(unwrap(r.failure())));
+        }
+        String text = r.reply().text() == null ? "" : r.reply().text();
+        Message said = Message.user(text);
+        observe(said.role(), text, List.of(said), List.of(), timingSince(turnStartNanos));
+        if (r.reply().ends()) return finish(StopReason.USER_STOP, lastAgentMessage(), null);
+        return nextTurn();
+    }
+
+    /** The agent's last words to its partner: the answer of a conversation the partner closed. */
+    private String lastAgentMessage() {
+        for (int i = turns.size() - 1; i >= 0; i--) {
+            Turn t = turns.get(i);
+            if (t.isAssistant() && t.toolCalls().isEmpty()) return t.text();
+        }
+        return partner.greeting();
     }
 
     /**

@@ -40,6 +40,16 @@ public interface TaskEnvironment extends AutoCloseable {
         return false;
     }
 
+    /**
+     * The simulated user this task's episode converses with, or null: with one, the agent does not see
+     * the task's prompt (it is the user's brief); it greets, the partner opens, and each of the agent's
+     * messages (a text without tool calls) goes to the partner instead of ending the episode, which ends
+     * when the partner closes the conversation ({@code USER_STOP}).
+     */
+    default ConversationPartner partner() {
+        return null;
+    }
+
     /** Scores a finished episode; the breakdown keeps every component. */
     RewardBreakdown score(Trajectory trajectory);
 

@@ -4,6 +4,8 @@ package dev.agentswarm.core.protocol;
 public enum StopReason {
     /** The policy gave a final answer (plain text, {@code Final Answer:} or the {@code finish} tool). */
     FINAL_ANSWER,
+    /** The simulated user the episode conversed with closed the conversation (τ²-bench's user_stop). */
+    USER_STOP,
     /** {@code max-turns} policy turns were used without a final answer. */
     MAX_TURNS,
     /** The episode's token budget ran out. */
@@ -19,7 +21,8 @@ public enum StopReason {
     /** The request could not be run as given (unknown tool or format); {@code error} says what to fix. */
     INVALID_REQUEST;
 
+    /** The episode came to its end as the task meant: an answer, or a conversation its user closed. */
     public boolean completed() {
-        return this == FINAL_ANSWER;
+        return this == FINAL_ANSWER || this == USER_STOP;
     }
 }

@@ -1,6 +1,5 @@
 package dev.agentswarm.environments.eval;
 
-import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.Turn;
 import dev.agentswarm.environments.Noise;
@@ -39,7 +38,7 @@ public final class Discipline {
 
     /** Every assistant turn parsed as a valid action and the episode ended with a final answer. */
     public static boolean validFormat(Trajectory t) {
-        if (t.stopReason() != StopReason.FINAL_ANSWER) return false;
+        if (!t.stopReason().completed()) return false;
         for (Turn turn : t.assistantTurns()) if (!turn.formatErrors().isEmpty()) return false;
         return true;
     }

@@ -1,7 +1,6 @@
 package dev.agentswarm.environments.eval;
 
 import dev.agentswarm.core.protocol.RewardBreakdown;
-import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.environments.EpisodeOutcome;
@@ -133,7 +132,7 @@ public final class EvalReport {
             turns += o.assistantTurns();
             toolCalls += o.toolCalls();
             toolSuccesses += o.toolSuccesses();
-            if (t.stopReason() == StopReason.FINAL_ANSWER) answered++;
+            if (t.stopReason().completed()) answered++;
             if (t.error() != null) errors++;
             if (Discipline.hasFiller(t)) filler++;
             if (Discipline.validFormat(t)) validFormat++;

@@ -27,6 +27,25 @@ abstract class Toolkit {
         boolean mutates() {
             return kind == Kind.WRITE;
         }
+
+        /** The tool as a model is offered it: its parameters as JSON Schema (lists of ids are arrays of strings). */
+        dev.agentswarm.core.protocol.ToolSpec spec() {
+            ObjectNode params = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+            params.put("type", "object");
+            ObjectNode props = params.putObject("properties");
+            List<String> all = new ArrayList<>(required);
+            all.addAll(optional);
+            for (String p : all) {
+                ObjectNode prop = props.putObject(p);
+                if (p.endsWith("_ids")) prop.put("type", "array").putObject("items").put("type", "string");
+                else prop.put("type", "string");
+                String doc = parameterDescriptions.getOrDefault(p, "");
+                if (!doc.isEmpty()) prop.put("description", doc);
+            }
+            com.fasterxml.jackson.databind.node.ArrayNode req = params.putArray("required");
+            required.forEach(req::add);
+            return new dev.agentswarm.core.protocol.ToolSpec(name, description, params);
+        }
     }
 
     private final String className;

@@ -1,6 +1,5 @@
 package dev.agentswarm.learner.rl;
 
-import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.learner.data.Conversation;
 import java.util.ArrayList;
@@ -22,7 +21,7 @@ public final class RejectionSampling {
         Map<String, Integer> taken = new HashMap<>();
         List<Conversation> out = new ArrayList<>();
         for (Trajectory t : rollouts) {
-            if (t.stopReason() != StopReason.FINAL_ANSWER || t.reward() == null || t.reward().total() < threshold) continue;
+            if (!t.stopReason().completed() || t.reward() == null || t.reward().total() < threshold) continue;
             int n = taken.merge(t.taskId(), 1, Integer::sum);
             if (n > perTask) continue;
             out.add(new Conversation(t.transcript(), List.of()));

@@ -1,0 +1,120 @@
+package dev.agentswarm.environments.tau2;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentswarm.core.environment.ConversationPartner;
+import dev.agentswarm.core.environment.TaskEnvironment;
+import dev.agentswarm.core.protocol.RewardBreakdown;
+import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.ToolSpec;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.tool.Tool;
+import dev.agentswarm.core.tool.ToolContext;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * One τ² task's episode: a live environment in the task's initial state, the domain's agent tools bound
+ * to it, the simulated user the agent talks with, and the conversation as τ² records it (the agent's
+ * messages and calls with their answers, the user's messages and calls) — which is what the reward is
+ * computed from, as τ²'s evaluator computes it from its trajectory.
+ */
+final class Tau2Episode implements TaskEnvironment {
+
+    private final Tau2Domain domain;
+    private final JsonNode task;
+    private final Tau2Environment live;
+    private final List<Tau2Message> log = new ArrayList<>();
+    private final List<Tool> tools;
+    private final ConversationPartner partner;
+    private int userCalls;
+
+    Tau2Episode(Tau2Domain domain, JsonNode task) {
+        this.domain = domain;
+        this.task = task;
+        this.live = domain.fresh();
+        List<Tau2Message> history = Tau2Evaluator.history(task);
+        live.setState(task.get("initial_state"), history);
+        log.addAll(history);
+        this.tools = live.agent.tools().stream().map(f -> (Tool) new AgentTool(f.spec())).toList();
+        this.partner = new ScriptedUser(task, this);
+    }
+
+    @Override
+    public List<Tool> tools() {
+        return tools;
+    }
+
+    @Override
+    public ConversationPartner partner() {
+        return partner;
+    }
+
+    synchronized void agentSaid(String text) {
+        log.add(Tau2Message.text(Tau2Message.Role.ASSISTANT, text));
+    }
+
+    synchronized void userSaid(String text) {
+        log.add(Tau2Message.text(Tau2Message.Role.USER, text));
+    }
+
+    /** The actions the task gives the user, done on the user's own tools (and recorded as the user's calls). */
+    synchronized void runUserActions() {
+        for (JsonNode action : task.path("evaluation_criteria").path("actions")) {
+            if (!"user".equals(action.path("requestor").asText())) continue;
+            Tau2Message.Call call = new Tau2Message.Call("user-" + userCalls++, action.path("name").asText(), action.path("arguments"),
+                    Tau2Message.Requestor.USER);
+            log.add(Tau2Message.calls(Tau2Message.Role.USER, List.of(call)));
+            Tau2Environment.Response r = live.respond(call);
+            log.add(Tau2Message.tool(call.id(), r.content(), Tau2Message.Requestor.USER, r.error()));
+        }
+    }
+
+    /** The conversation so far, as τ² records it. */
+    synchronized List<Tau2Message> conversation() {
+        return List.copyOf(log);
+    }
+
+    @Override
+    public RewardBreakdown score(Trajectory trajectory) {
+        Tau2Evaluator.Result r = Tau2Evaluator.evaluate(task, conversation(), trajectory.stopReason() == StopReason.USER_STOP, domain::fresh);
+        Map<String, Double> c = new LinkedHashMap<>();
+        double reward = r.reward() == null ? 0.0 : r.reward();
+        c.put("pass", r.reward() != null && r.reward() >= 1.0 - 1e-6 ? 1.0 : 0.0);
+        c.putAll(r.components());
+        if (r.reward() == null) c.put("judge_needed", 1.0); // its natural-language assertions decide, and no judge was given
+        return new RewardBreakdown(c, reward);
+    }
+
+    @Override
+    public void close() {}
+
+    /** An agent tool of the domain, answered by this episode's environment as τ² answers it ("Error: ..." included). */
+    private final class AgentTool implements Tool {
+        private final ToolSpec spec;
+
+        AgentTool(ToolSpec spec) {
+            this.spec = spec;
+        }
+
+        @Override
+        public ToolSpec spec() {
+            return spec;
+        }
+
+        @Override
+        public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
+            synchronized (Tau2Episode.this) {
+                String id = context == null || context.callId() == null ? "call-" + log.size() : context.callId();
+                Tau2Message.Call call = new Tau2Message.Call(id, spec.name(), arguments, Tau2Message.Requestor.ASSISTANT);
+                log.add(Tau2Message.calls(Tau2Message.Role.ASSISTANT, List.of(call)));
+                Tau2Environment.Response r = live.respond(call);
+                log.add(Tau2Message.tool(id, r.content(), Tau2Message.Requestor.ASSISTANT, r.error()));
+                return CompletableFuture.completedFuture(r.content());
+            }
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package dev.agentswarm.environments.tau2;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.typesafe.config.Config;
+import dev.agentswarm.core.environment.TaskEnvironment;
+import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.tool.Tool;
+import dev.agentswarm.environments.Oracle;
+import dev.agentswarm.environments.Split;
+import dev.agentswarm.environments.Suite;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A τ²-bench domain as a suite ({@code tau2-retail}, {@code tau2-mock}): each episode is a customer-service
+ * conversation; the agent, under the domain's policy, greets, hears the simulated user, calls the
+ * domain's tools on its own copy of the databases and messages the user until the user ends the
+ * conversation; τ²'s reward grades it. Train and held-out are τ²'s own splits ({@code train},
+ * {@code test}; mock has one set, {@code base}, for both).
+ */
+public final class Tau2Suite implements Suite {
+
+    public static final String RETAIL = "tau2-retail";
+    public static final String MOCK = "tau2-mock";
+    static final String TASK = "tau2_task";
+
+    /** What τ²'s agent is told before its domain's policy (our words for its instruction). */
+    private static final String INSTRUCTION = """
+            You are a customer service agent that helps the user according to the <policy> provided below.
+            In each turn you can either:
+            - Send a message to the user.
+            - Make a tool call.
+            You cannot do both at the same time.
+
+            Try to be helpful and always follow the policy. Always make sure you generate valid JSON only.""";
+
+    private final String name;
+    private final Tau2Domain domain;
+    private final int maxTurns;
+
+    public Tau2Suite(String name, Tau2Domain domain, int maxTurns) {
+        if (maxTurns < 1) throw new IllegalArgumentException(name + ": max-turns must be >= 1, got " + maxTurns);
+        this.name = name;
+        this.domain = domain;
+        this.maxTurns = maxTurns;
+    }
+
+    public static Tau2Suite retail(Config c) {
+        return new Tau2Suite(RETAIL, Tau2Domain.load(Tau2Domain.Kind.RETAIL, Path.of(c.getString("data-dir"))), c.getInt("max-turns"));
+    }
+
+    public static Tau2Suite mock(Config c) {
+        return new Tau2Suite(MOCK, Tau2Domain.load(Tau2Domain.Kind.MOCK, Path.of(c.getString("data-dir"))), c.getInt("max-turns"));
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String description() {
+        return "τ²-bench " + domain.kind().name().toLowerCase() + ": customer-service conversations with a simulated user, graded by τ²'s reward";
+    }
+
+    @Override
+    public List<Task> tasks(Split split, int limit) {
+        String tau2Split = domain.kind() == Tau2Domain.Kind.MOCK ? "base" : split == Split.TRAIN ? "train" : "test";
+        List<Task> out = new ArrayList<>();
+        for (JsonNode t : domain.tasks(tau2Split)) {
+            if (out.size() >= limit) break;
+            Map<String, String> meta = new LinkedHashMap<>();
+            meta.put(Task.SUITE, name);
+            meta.put(Task.SPLIT, split.label());
+            meta.put(TASK, Json.write(t));
+            out.add(new Task(name + "-" + t.path("id").asText(), scenario(t), null, meta));
+        }
+        return out;
+    }
+
+    /** The user's brief as τ² renders it for its user simulator (the agent never sees it). */
+    static String scenario(JsonNode task) {
+        JsonNode s = task.path("user_scenario");
+        StringBuilder sb = new StringBuilder();
+        if (s.hasNonNull("persona")) sb.append("Persona:\n").append(indent(s.get("persona").asText())).append('\n');
+        sb.append("Instructions:\n");
+        JsonNode i = s.path("instructions");
+        if (i.isTextual()) {
+            sb.append(indent(i.asText()));
+        } else {
+            StringBuilder in = new StringBuilder();
+            in.append("Domain: ").append(i.path("domain").asText()).append('\n');
+            in.append("Reason for call:\n").append(indent(i.path("reason_for_call").asText())).append('\n');
+            if (i.hasNonNull("known_info")) in.append("Known info:\n").append(indent(i.get("known_info").asText())).append('\n');
+            if (i.hasNonNull("unknown_info")) in.append("Unknown info:\n").append(indent(i.get("unknown_info").asText())).append('\n');
+            in.append("Task instructions:\n").append(indent(i.path("task_instructions").asText()));
+            sb.append(indent(in.toString()));
+        }
+        return sb.toString();
+    }
+
+    /** Python's textwrap.indent with a tab: every line that is not only whitespace. */
+    private static String indent(String text) {
+        StringBuilder sb = new StringBuilder();
+        for (String line : text.split("(?<=\n)", -1)) sb.append(line.isBlank() ? line : "\t" + line);
+        return sb.toString();
+    }
+
+    @Override
+    public EpisodeSpec spec(EpisodeSpec defaults) {
+        String system = "<instructions>\n" + INSTRUCTION + "\n</instructions>\n<policy>\n" + domain.policy() + "\n</policy>";
+        return defaults.withTools(List.of()).withSystemPrompt(system).withMaxTurns(maxTurns);
+    }
+
+    @Override
+    public List<Tool> tools() {
+        return List.of();
+    }
+
+    @Override
+    public TaskEnvironment open(Task task, String episodeId) {
+        String json = task.metadata().get(TASK);
+        if (json == null) throw new IllegalArgumentException("τ² task " + task.id() + " carries no task");
+        try {
+            return new Tau2Episode(domain, Json.MAPPER.readTree(json));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalArgumentException("τ² task " + task.id() + " is not JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    @Override
+    public List<String> reportColumns() {
+        return List.of("pass", "db", "action", "communicate", "env_assertion");
+    }
+
+    @Override
+    public Optional<Oracle> oracle() {
+        return Optional.of(new Tau2Oracle());
+    }
+}
