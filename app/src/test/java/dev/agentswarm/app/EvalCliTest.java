@@ -51,6 +51,55 @@ class EvalCliTest {
     }
 
     @Test
+    void aTau2SuiteRunsConversationsWithAUserAndAJudgeServedOverTheOpenAiApi(@TempDir Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of("../../shared/data/tau2/retail"))
+                || Files.isDirectory(Path.of("../shared/data/tau2/retail")), "../shared/data/tau2 is not beside the repository");
+        String data = Files.isDirectory(Path.of("../../shared/data/tau2/retail")) ? "../../shared/data/tau2/retail" : "../shared/data/tau2/retail";
+        Path conf = dir.resolve("tau2.conf");
+        Files.writeString(conf, "agentswarm.environments.tau2-retail.data-dir = \"" + data + "\"\n");
+        java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/v1/chat/completions", exchange -> {
+            String body = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            asked.add(body);
+            String text = body.contains("expectedOutcomes")
+                    ? "{\\\"results\\\": [{\\\"expectedOutcome\\\": \\\"x\\\", \\\"reasoning\\\": \\\"y\\\", \\\"metExpectation\\\": true}]}"
+                    : body.contains("How can I help") && !body.contains("Done.") ? "I would like some help with my order." : "Thank you! ###STOP###";
+            byte[] answer = ("{\"id\": \"c\", \"object\": \"chat.completion\", \"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\","
+                    + " \"content\": \"" + text + "\"}, \"finish_reason\": \"stop\"}], \"usage\": {\"prompt_tokens\": 10, \"completion_tokens\": 5,"
+                    + " \"total_tokens\": 15}}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        server.start();
+        try {
+            String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
+            CliTest.Result r = swarm("eval", "--suite", "tau2-retail", "--policy", "oracle", "--tasks", "3", "--samples", "2", "--config", conf.toString(),
+                    "--user-endpoint", url, "--user-model", "user-sim", "--judge-endpoint", url, "--judge-model", "judge",
+                    "--out", dir.resolve("run").toString(), "--json");
+            assertEquals(0, r.exit(), r.err());
+            JsonNode j = r.json();
+            assertEquals(6, j.get("episodes").asInt());
+            assertEquals(1.0, j.get("means").get("db").asDouble(), 1e-9, r.out());
+            assertEquals(1.0, j.get("means").get("pass").asDouble(), 1e-9, "the judge passed what it was asked: " + r.out());
+            assertTrue(asked.stream().anyMatch(b -> b.contains("user-sim") && b.contains("<scenario>")), "the user model got its scenario");
+            assertTrue(j.get("facts").get("answered").asDouble() == 1.0, "every conversation was closed by the user");
+        } finally {
+            server.stop(0);
+        }
+        CliTest.Result half = swarm("eval", "--suite", "tau2-retail", "--policy", "oracle", "--config", conf.toString(), "--user-endpoint",
+                "http://127.0.0.1:9/v1", "--out", dir.toString());
+        assertNotEquals(0, half.exit());
+        assertTrue(half.err().contains("--user-endpoint and --user-model go together"), half.err());
+        CliTest.Result other = swarm("eval", "--suite", "arithmetic", "--policy", "oracle", "--judge-endpoint", "http://127.0.0.1:9/v1",
+                "--judge-model", "j", "--out", dir.toString());
+        assertNotEquals(0, other.exit());
+        assertTrue(other.err().contains("τ² suites only"), other.err());
+    }
+
+    @Test
     void badInputIsRefusedClearly(@TempDir Path dir) {
         CliTest.Result unknown = swarm("eval", "--suite", "chess", "--policy", "oracle", "--out", dir.toString());
         assertNotEquals(0, unknown.exit());

@@ -6,6 +6,9 @@ import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.environments.tau2.Tau2Suite;
+import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
+import dev.agentswarm.policy.openai.OpenAiSettings;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.environments.Noise;
@@ -68,6 +71,22 @@ public final class EvalCommand implements Callable<Integer> {
     @Mixin
     PolicyOptions policyOptions;
 
+    @Option(names = "--user-endpoint", paramLabel = "URL",
+            description = "τ² suites: an OpenAI-compatible server whose --user-model plays the customer (τ²'s user simulator);"
+                    + " without it the user is scripted.")
+    String userEndpoint;
+
+    @Option(names = "--user-model", paramLabel = "NAME", description = "The model --user-endpoint serves.")
+    String userModel;
+
+    @Option(names = "--judge-endpoint", paramLabel = "URL",
+            description = "τ² suites: an OpenAI-compatible server whose --judge-model grades natural-language assertions;"
+                    + " without it the tasks they gate are reported as judge_needed.")
+    String judgeEndpoint;
+
+    @Option(names = "--judge-model", paramLabel = "NAME", description = "The model --judge-endpoint serves.")
+    String judgeModel;
+
     @Mixin
     JoinOption joinOption;
 
@@ -81,11 +100,29 @@ public final class EvalCommand implements Callable<Integer> {
         }
     }
 
+    /** A τ² suite with the models that play its user and judge its assertions, when given. */
+    private Suite withModels(Suite s) {
+        Policy user = model("--user", userEndpoint, userModel);
+        Policy judge = model("--judge", judgeEndpoint, judgeModel);
+        if (user == null && judge == null) return s;
+        if (!(s instanceof Tau2Suite tau2)) throw new IllegalArgumentException("--user-endpoint and --judge-endpoint apply to the τ² suites only");
+        if (joinOption.address() != null) throw new IllegalArgumentException("--user-endpoint and --judge-endpoint run on this node: not with --join");
+        return tau2.withModels(user, judge);
+    }
+
+    private static Policy model(String option, String endpoint, String model) {
+        if (endpoint == null && model == null) return null;
+        if (endpoint == null || model == null || model.isBlank()) {
+            throw new IllegalArgumentException(option + "-endpoint and " + option + "-model go together");
+        }
+        return new OpenAiCompatiblePolicy(OpenAiSettings.of(java.net.URI.create(endpoint), model).withApiKeyFromEnvironment());
+    }
+
     @Override
     public Integer call() throws Exception {
         if (tasks < 1 || samples < 1 || inflight < 1) throw new IllegalArgumentException("--tasks, --samples and --inflight must be >= 1");
         Config cfg = SwarmNode.loadConfig(config);
-        Suite s = SuiteCatalog.one(cfg, suite);
+        Suite s = withModels(SuiteCatalog.one(cfg, suite));
         Split which = Split.parse(split);
         List<Task> drawn = s.tasks(which, tasks);
         if (drawn.isEmpty()) throw new IllegalArgumentException("suite " + suite + " has no " + which.label() + " tasks");

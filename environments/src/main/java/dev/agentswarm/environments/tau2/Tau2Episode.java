@@ -7,6 +7,7 @@ import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.ToolSpec;
 import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.core.reward.TurnCredit;
 import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolContext;
 import java.util.ArrayList;
@@ -30,17 +31,33 @@ final class Tau2Episode implements TaskEnvironment {
     private final List<Tau2Message> log = new ArrayList<>();
     private final List<Tool> tools;
     private final ConversationPartner partner;
+    private final String episodeId;
+    private final Tau2Judge judge;
+    private final boolean turnCredit;
     private int userCalls;
 
     Tau2Episode(Tau2Domain domain, JsonNode task) {
+        this(domain, task, "episode", null, null, false);
+    }
+
+    /**
+     * @param modelUser makes the model-played user for this episode, or null for the scripted one
+     * @param judge grades the task's natural-language assertions, or null
+     * @param turnCredit the episode's reward is seed 003's shaped one (τ²'s plus α times the share of checks that held)
+     */
+    Tau2Episode(Tau2Domain domain, JsonNode task, String episodeId, java.util.function.Function<Tau2Episode, ConversationPartner> modelUser,
+                Tau2Judge judge, boolean turnCredit) {
+        this.turnCredit = turnCredit;
         this.domain = domain;
         this.task = task;
+        this.episodeId = episodeId;
+        this.judge = judge;
         this.live = domain.fresh();
         List<Tau2Message> history = Tau2Evaluator.history(task);
         live.setState(task.get("initial_state"), history);
         log.addAll(history);
         this.tools = live.agent.tools().stream().map(f -> (Tool) new AgentTool(f.spec())).toList();
-        this.partner = new ScriptedUser(task, this);
+        this.partner = modelUser == null ? new ScriptedUser(task, this) : modelUser.apply(this);
     }
 
     @Override
@@ -80,13 +97,35 @@ final class Tau2Episode implements TaskEnvironment {
 
     @Override
     public RewardBreakdown score(Trajectory trajectory) {
-        Tau2Evaluator.Result r = Tau2Evaluator.evaluate(task, conversation(), trajectory.stopReason() == StopReason.USER_STOP, domain::fresh);
+        return breakdown(grade(trajectory), null);
+    }
+
+    /** With a judge, a task its assertions gate is graded by it, without holding the episode's thread. */
+    @Override
+    public CompletionStage<RewardBreakdown> scoreAsync(Trajectory trajectory) {
+        Tau2Evaluator.Result r = grade(trajectory);
+        if (r.reward() != null || judge == null) return CompletableFuture.completedFuture(breakdown(r, null));
+        return judge.met(episodeId, conversation(), task.path("evaluation_criteria").path("nl_assertions"))
+                .thenApply(met -> breakdown(r, met));
+    }
+
+    private Tau2Evaluator.Result grade(Trajectory trajectory) {
+        return Tau2Evaluator.evaluate(task, conversation(), trajectory.stopReason() == StopReason.USER_STOP, domain::fresh);
+    }
+
+    /** The components; {@code judged} is the judge's verdict on the assertions where it was asked, else null. */
+    private RewardBreakdown breakdown(Tau2Evaluator.Result r, Boolean judged) {
         Map<String, Double> c = new LinkedHashMap<>();
-        double reward = r.reward() == null ? 0.0 : r.reward();
-        c.put("pass", r.reward() != null && r.reward() >= 1.0 - 1e-6 ? 1.0 : 0.0);
+        Double reward = r.reward();
+        if (reward == null && judged != null) reward = judged ? 1.0 : 0.0; // the other components were all 1
+        c.put("pass", reward != null && reward >= 1.0 - 1e-6 ? 1.0 : 0.0);
         c.putAll(r.components());
-        if (r.reward() == null) c.put("judge_needed", 1.0); // its natural-language assertions decide, and no judge was given
-        return new RewardBreakdown(c, reward);
+        if (judged != null) c.put("nl_assertion", judged ? 1.0 : 0.0);
+        if (reward == null) c.put("judge_needed", 1.0); // its natural-language assertions decide, and no judge was given
+        if (!turnCredit) return new RewardBreakdown(c, reward == null ? 0.0 : reward);
+        double partial = TurnCredit.partialScore(r.actions(), r.communicate(), r.assertions(), r.db(), TurnCredit.Weights.DEFAULT);
+        c.put("partial", partial);
+        return new RewardBreakdown(c, TurnCredit.shaped(reward == null ? 0.0 : reward, partial, TurnCredit.ALPHA));
     }
 
     @Override

@@ -2,11 +2,11 @@ package dev.agentswarm.environments.tau2;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.reward.TurnCredit;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -29,8 +29,13 @@ import java.util.function.Supplier;
  */
 public final class Tau2Evaluator {
 
-    /** The components computed (1 or 0), those skipped, and the reward (null when a skipped component gates it). */
-    public record Result(Map<String, Double> components, Set<String> skipped, Double reward) {}
+    /**
+     * The components computed (1 or 0), those skipped, the reward (null when a skipped component gates it),
+     * and how many checks of each kind held (for seed 003's partial credit).
+     */
+    public record Result(Map<String, Double> components, Set<String> skipped, Double reward, TurnCredit.Checks actions,
+                         TurnCredit.Checks communicate, TurnCredit.Checks assertions, TurnCredit.Checks db) {
+    }
 
     private Tau2Evaluator() {}
 
@@ -46,11 +51,16 @@ public final class Tau2Evaluator {
         else basis.addAll(List.of("DB", "COMMUNICATE"));
         Map<String, Double> c = new LinkedHashMap<>();
         Set<String> skipped = new HashSet<>();
-        if (criteria.isMissingNode() || criteria.isNull()) return new Result(c, skipped, stopped ? 1.0 : 0.0);
+        if (criteria.isMissingNode() || criteria.isNull()) {
+            return new Result(c, skipped, stopped ? 1.0 : 0.0, TurnCredit.Checks.NONE, TurnCredit.Checks.NONE, TurnCredit.Checks.NONE,
+                    TurnCredit.Checks.NONE);
+        }
 
         boolean noEnvCheck = isNull(criteria.get("actions")) && isNull(criteria.get("env_assertions"));
         double db = 1;
         double assertions = 1;
+        int assertionsMet = 0;
+        int assertionsTotal = 0;
         if (!noEnvCheck) {
             Tau2Environment predicted = fresh.get();
             predicted.setState(task.get("initial_state"), List.of());
@@ -66,12 +76,18 @@ public final class Tau2Evaluator {
                 }
             }
             db = predicted.sameState(gold) ? 1 : 0;
-            for (JsonNode a : criteria.path("env_assertions")) if (!predicted.holds(a)) assertions = 0;
+            for (JsonNode a : criteria.path("env_assertions")) {
+                assertionsTotal++;
+                if (holds(predicted, a)) assertionsMet++;
+                else assertions = 0;
+            }
         }
+        TurnCredit.Checks actionChecks = actions(criteria.path("actions"), trajectory);
+        TurnCredit.Checks communicateChecks = communicated(criteria.path("communicate_info"), trajectory);
         c.put("db", db);
         c.put("env_assertion", assertions);
-        c.put("action", actions(criteria.path("actions"), trajectory));
-        c.put("communicate", communicated(criteria.path("communicate_info"), trajectory));
+        c.put("action", actionChecks.met() == actionChecks.total() ? 1.0 : 0.0);
+        c.put("communicate", communicateChecks.met() == communicateChecks.total() ? 1.0 : 0.0);
         JsonNode nl = criteria.path("nl_assertions");
         boolean needsJudge = basis.contains("NL_ASSERTION") && nl.isArray() && !nl.isEmpty();
         if (needsJudge) skipped.add("nl_assertion");
@@ -84,7 +100,21 @@ public final class Tau2Evaluator {
         if (!stopped) reward = 0;
         // Without the judge, a task it gates has a reward only if another component already failed it.
         Double result = needsJudge && reward > 0 ? null : reward;
-        return new Result(c, skipped, result);
+        return new Result(c, skipped, result, actionChecks, communicateChecks, new TurnCredit.Checks(assertionsMet, assertionsTotal),
+                noEnvCheck ? TurnCredit.Checks.NONE : TurnCredit.Checks.of(db == 1));
+    }
+
+    /**
+     * An assertion on the replayed environment. One that raises (it names a task the agent never created)
+     * does not hold: τ²'s evaluator would stop on it and the run be retried as an infrastructure error,
+     * which here would lose the episode's grade.
+     */
+    private static boolean holds(Tau2Environment env, JsonNode assertion) {
+        try {
+            return env.holds(assertion);
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     private static boolean isNull(JsonNode n) {
@@ -96,23 +126,19 @@ public final class Tau2Evaluator {
         return Tau2Messages.parse(task.path("initial_state").path("message_history"));
     }
 
-    /** Every gold action matched by some call of the conversation, agent's or user's. */
-    static double actions(JsonNode gold, List<Tau2Message> trajectory) {
-        if (!gold.isArray() || gold.isEmpty()) return 1;
+    /** How many gold actions some call of the conversation (agent's or user's) matches; τ² needs all of them. */
+    static TurnCredit.Checks actions(JsonNode gold, List<Tau2Message> trajectory) {
+        if (!gold.isArray() || gold.isEmpty()) return TurnCredit.Checks.NONE;
+        int met = 0;
         for (JsonNode action : gold) {
             boolean found = false;
             for (Tau2Message m : trajectory) {
-                for (Tau2Message.Call call : m.calls()) {
-                    if (matches(action, call)) {
-                        found = true;
-                        break;
-                    }
-                }
+                for (Tau2Message.Call call : m.calls()) found |= matches(action, call);
                 if (found) break;
             }
-            if (!found) return 0;
+            if (found) met++;
         }
-        return 1;
+        return new TurnCredit.Checks(met, gold.size());
     }
 
     /** τ²'s compare_with_tool_call: the compared keys are compare_args, or else the call's own arguments. */
@@ -155,21 +181,15 @@ public final class Tau2Evaluator {
         return a.equals(b);
     }
 
-    /** Every required string in some agent message: lower-cased, the message without its commas. */
-    static double communicated(JsonNode info, List<Tau2Message> trajectory) {
-        if (!info.isArray() || info.isEmpty()) return 1;
-        for (JsonNode s : info) {
-            String want = s.asText().toLowerCase(Locale.ROOT);
-            boolean met = false;
-            for (Tau2Message m : trajectory) {
-                if (m.role() != Tau2Message.Role.ASSISTANT || m.content() == null || m.content().isBlank()) continue;
-                if (m.content().toLowerCase(Locale.ROOT).replace(",", "").contains(want)) {
-                    met = true;
-                    break;
-                }
-            }
-            if (!met) return 0;
+    /** The required strings found in some agent message, lower-cased, the message without its commas (TurnCredit's rule). */
+    static TurnCredit.Checks communicated(JsonNode info, List<Tau2Message> trajectory) {
+        if (!info.isArray() || info.isEmpty()) return TurnCredit.Checks.NONE;
+        List<String> required = new java.util.ArrayList<>();
+        info.forEach(i -> required.add(i.asText()));
+        List<String> said = new java.util.ArrayList<>();
+        for (Tau2Message m : trajectory) {
+            if (m.role() == Tau2Message.Role.ASSISTANT && m.content() != null && !m.content().isBlank()) said.add(m.content());
         }
-        return 1;
+        return TurnCredit.communicated(required, said);
     }
 }

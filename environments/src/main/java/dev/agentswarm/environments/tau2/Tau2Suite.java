@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.tool.Tool;
@@ -22,7 +24,8 @@ import java.util.Optional;
  * conversation; the agent, under the domain's policy, greets, hears the simulated user, calls the
  * domain's tools on its own copy of the databases and messages the user until the user ends the
  * conversation; τ²'s reward grades it. Train and held-out are τ²'s own splits ({@code train},
- * {@code test}; mock has one set, {@code base}, for both).
+ * {@code test}; mock has one set, {@code base}, for both). The user is scripted unless a model plays it
+ * ({@link #withModels}), as in τ²; natural-language assertions are graded when a judge model is given.
  */
 public final class Tau2Suite implements Suite {
 
@@ -40,23 +43,59 @@ public final class Tau2Suite implements Suite {
 
             Try to be helpful and always follow the policy. Always make sure you generate valid JSON only.""";
 
+    /** τ² runs its user simulator and its judge greedily. */
+    static final SamplingParams GREEDY = new SamplingParams(0.0, 1.0, 0, 1024, List.of(), null);
+
     private final String name;
     private final Tau2Domain domain;
     private final int maxTurns;
+    /** The model that plays the user, or null for the scripted user. */
+    private final Policy user;
+    /** The model that grades natural-language assertions, or null (they are then reported as needing a judge). */
+    private final Policy judge;
+
+    /** The episode's reward is seed 003's shaped one (τ²'s reward + 0.25 × the weighted share of checks that held). */
+    private final boolean turnCredit;
 
     public Tau2Suite(String name, Tau2Domain domain, int maxTurns) {
+        this(name, domain, maxTurns, false, null, null);
+    }
+
+    public Tau2Suite(String name, Tau2Domain domain, int maxTurns, boolean turnCredit) {
+        this(name, domain, maxTurns, turnCredit, null, null);
+    }
+
+    private Tau2Suite(String name, Tau2Domain domain, int maxTurns, boolean turnCredit, Policy user, Policy judge) {
         if (maxTurns < 1) throw new IllegalArgumentException(name + ": max-turns must be >= 1, got " + maxTurns);
+        this.turnCredit = turnCredit;
         this.name = name;
         this.domain = domain;
         this.maxTurns = maxTurns;
+        this.user = user;
+        this.judge = judge;
+    }
+
+    /** The same suite with the user played by {@code user} and assertions graded by {@code judge} (either may be null). */
+    public Tau2Suite withModels(Policy user, Policy judge) {
+        return new Tau2Suite(name, domain, maxTurns, turnCredit, user, judge);
     }
 
     public static Tau2Suite retail(Config c) {
-        return new Tau2Suite(RETAIL, Tau2Domain.load(Tau2Domain.Kind.RETAIL, Path.of(c.getString("data-dir"))), c.getInt("max-turns"));
+        return new Tau2Suite(RETAIL, Tau2Domain.load(Tau2Domain.Kind.RETAIL, Path.of(c.getString("data-dir"))), c.getInt("max-turns"),
+                turnCredit(c));
     }
 
     public static Tau2Suite mock(Config c) {
-        return new Tau2Suite(MOCK, Tau2Domain.load(Tau2Domain.Kind.MOCK, Path.of(c.getString("data-dir"))), c.getInt("max-turns"));
+        return new Tau2Suite(MOCK, Tau2Domain.load(Tau2Domain.Kind.MOCK, Path.of(c.getString("data-dir"))), c.getInt("max-turns"), turnCredit(c));
+    }
+
+    private static boolean turnCredit(Config c) {
+        String reward = c.getString("reward");
+        return switch (reward) {
+            case "tau2" -> false;
+            case "turn-credit" -> true;
+            default -> throw new IllegalArgumentException("reward is \"" + reward + "\"; use tau2 (τ²'s own) or turn-credit (seed 003's shaping)");
+        };
     }
 
     @Override
@@ -128,7 +167,9 @@ public final class Tau2Suite implements Suite {
         String json = task.metadata().get(TASK);
         if (json == null) throw new IllegalArgumentException("τ² task " + task.id() + " carries no task");
         try {
-            return new Tau2Episode(domain, Json.MAPPER.readTree(json));
+            JsonNode t = Json.MAPPER.readTree(json);
+            return new Tau2Episode(domain, t, episodeId, user == null ? null : (episode -> new ModelUser(user, task.prompt(), episode,
+                    episodeId, GREEDY)), judge == null ? null : new Tau2Judge(judge, GREEDY), turnCredit);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalArgumentException("τ² task " + task.id() + " is not JSON: " + e.getOriginalMessage());
         }

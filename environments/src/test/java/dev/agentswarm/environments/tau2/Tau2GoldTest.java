@@ -78,5 +78,11 @@ class Tau2GoldTest {
                 "update_task_with_initialization_data", 0.0, "update_task_with_initialization_actions", 1.0,
                 "update_task_with_history_and_env_assertions", 0.0, "update_task_with_user_tools", 0.0, "impossible_task_1", 1.0));
         assertEquals(expected, rewards);
+
+        JsonNode asserted = mock.task("create_task_1_with_env_assertions");
+        Tau2Evaluator.Result nothing = Tau2Evaluator.evaluate(asserted, List.of(Tau2Message.text(Tau2Message.Role.ASSISTANT, "Hello.")), true,
+                mock::fresh);
+        assertEquals(0.0, nothing.components().get("env_assertion"), "an assertion about a task never created does not hold");
+        assertEquals(0.0, nothing.reward());
     }
 }

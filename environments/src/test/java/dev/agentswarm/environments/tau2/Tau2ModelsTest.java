@@ -1,0 +1,141 @@
+package dev.agentswarm.environments.tau2;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentswarm.core.environment.ConversationPartner;
+import dev.agentswarm.core.environment.TaskEnvironment;
+import dev.agentswarm.core.policy.Policy;
+import dev.agentswarm.core.protocol.Completion;
+import dev.agentswarm.core.protocol.CompletionRequest;
+import dev.agentswarm.core.protocol.EpisodeStats;
+import dev.agentswarm.core.protocol.Message;
+import dev.agentswarm.core.protocol.RewardBreakdown;
+import dev.agentswarm.core.protocol.Role;
+import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.Trajectory;
+import dev.agentswarm.environments.Split;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** The user played by a model and the natural-language assertions graded by one, with scripted models standing in. */
+class Tau2ModelsTest {
+
+    private static Tau2Suite retail() {
+        Path dir = Tau2GoldTest.shared("retail");
+        assumeTrue(dir != null, "../shared/data/tau2 is not beside the repository");
+        return new Tau2Suite(Tau2Suite.RETAIL, Tau2Domain.load(Tau2Domain.Kind.RETAIL, dir), 60);
+    }
+
+    private static Policy replying(List<CompletionRequest> seen, String... replies) {
+        return request -> {
+            seen.add(request);
+            String text = replies[Math.min(seen.size(), replies.length) - 1];
+            return CompletableFuture.completedFuture(Completion.ofText(text, 10, 10));
+        };
+    }
+
+    @Test
+    void theModelUserSeesTheGuidelinesItsScenarioAndTheAgentAsTheOtherSide() {
+        Tau2Suite suite = retail();
+        List<CompletionRequest> seen = new CopyOnWriteArrayList<>();
+        Policy user = replying(seen, "Hi, I want to exchange a keyboard.", "Yes, the email is x@example.com.", "Thanks! ###STOP###");
+        Task task = suite.tasks(Split.TRAIN, 1).get(0);
+        TaskEnvironment env = suite.withModels(user, null).open(task, "ep-1");
+        ConversationPartner p = env.partner();
+        ConversationPartner.Reply opening = p.reply(p.greeting()).toCompletableFuture().join();
+        assertEquals("Hi, I want to exchange a keyboard.", opening.text());
+        assertFalse(opening.ends());
+        List<Message> first = seen.get(0).messages();
+        assertEquals(Role.SYSTEM, first.get(0).role());
+        assertTrue(first.get(0).content().contains("###STOP###") && first.get(0).content().contains("<scenario>\nInstructions:"),
+                first.get(0).content());
+        assertEquals(Message.user("Hi! How can I help you today?"), first.get(1), "the agent's greeting is the user model's user turn");
+        assertEquals("ep-1/user", seen.get(0).episodeId());
+
+        p.reply("Could you give me your email?").toCompletableFuture().join();
+        List<Message> second = seen.get(1).messages();
+        assertEquals(Message.assistant("Hi, I want to exchange a keyboard."), second.get(2), "its own words are the assistant's");
+        assertEquals(Message.user("Could you give me your email?"), second.get(3));
+        assertTrue(p.reply("Anything else?").toCompletableFuture().join().ends(), "###STOP### ends the conversation");
+        List<Tau2Message> log = ((Tau2Episode) env).conversation();
+        assertEquals(Tau2Message.Role.USER, log.get(log.size() - 1).role());
+    }
+
+    @Test
+    void theJudgeDecidesAGatedTaskAndABrokenAnswerFailsTheGrading() {
+        Tau2Suite suite = retail();
+        // Task 2 is gated by natural-language assertions: with the gold database and a judge, its reward is the judge's.
+        JsonNode gated = Tau2Domain.load(Tau2Domain.Kind.RETAIL, Tau2GoldTest.shared("retail")).task("2");
+        Task task = suite.tasks(Split.TRAIN, 200).stream().filter(t -> t.id().equals("tau2-retail-2")).findFirst().orElseThrow();
+        for (boolean met : new boolean[] {true, false}) {
+            List<CompletionRequest> seen = new CopyOnWriteArrayList<>();
+            Policy judge = replying(seen, "```json\n{\"results\": [{\"expectedOutcome\": \"x\", \"reasoning\": \"y\", \"metExpectation\": " + met + "}]}\n```");
+            Tau2Episode env = (Tau2Episode) suite.withModels(null, judge).open(task, "ep-2");
+            playGold(env, gated);
+            RewardBreakdown r = env.scoreAsync(stopped()).toCompletableFuture().join();
+            assertEquals(met ? 1.0 : 0.0, r.total());
+            assertEquals(met ? 1.0 : 0.0, r.components().get("nl_assertion"));
+            assertFalse(r.components().containsKey("judge_needed"));
+            String prompt = seen.get(0).messages().get(1).content();
+            assertTrue(prompt.startsWith("conversation:\nassistant: Hi! How can I help you today?"), prompt);
+            assertTrue(prompt.contains("\nexpectedOutcomes:\n['"), prompt);
+        }
+        assertThrows(IllegalStateException.class, () -> Tau2Judge.verdict("I think it went well."));
+        Tau2Episode unjudged = (Tau2Episode) suite.open(task, "ep-3");
+        playGold(unjudged, gated);
+        RewardBreakdown open = unjudged.scoreAsync(stopped()).toCompletableFuture().join();
+        assertEquals(1.0, open.components().get("judge_needed"), "no judge: the assertions stay ungraded");
+        assertEquals(0.0, open.components().get("pass"));
+    }
+
+    @Test
+    void seed003sTurnCreditGivesPartOfTheRewardForTheChecksThatHeld() {
+        Path dir = Tau2GoldTest.shared("retail");
+        assumeTrue(dir != null, "../shared/data/tau2 is not beside the repository");
+        Tau2Domain domain = Tau2Domain.load(Tau2Domain.Kind.RETAIL, dir);
+        Tau2Suite shaped = new Tau2Suite(Tau2Suite.RETAIL, domain, 60, true);
+        JsonNode gold = domain.task("0");
+        int n = gold.path("evaluation_criteria").path("actions").size();
+        Task task = shaped.tasks(Split.TRAIN, 200).stream().filter(t -> t.id().equals("tau2-retail-0")).findFirst().orElseThrow();
+        Tau2Episode half = (Tau2Episode) shaped.open(task, "ep-4");
+        half.partner().reply(half.partner().greeting()).toCompletableFuture().join();
+        JsonNode first = gold.path("evaluation_criteria").path("actions").get(0); // a lookup: one of the n checks, the store unchanged
+        half.tools().stream().filter(t -> t.name().equals(first.path("name").asText())).findFirst().orElseThrow()
+                .invoke(first.path("arguments"), null).toCompletableFuture().join();
+        half.partner().reply("Done.").toCompletableFuture().join();
+        RewardBreakdown r = half.score(stopped());
+        assertEquals(0.0, r.components().get("pass"));
+        assertEquals(1.0 / n, r.components().get("partial"), 1e-12, "actions weigh alone here (the database check weighs 0)");
+        assertEquals(0.25 / n, r.total(), 1e-12);
+
+        Tau2Episode all = (Tau2Episode) shaped.open(task, "ep-5");
+        playGold(all, gold);
+        RewardBreakdown full = all.score(stopped());
+        assertEquals(1.25, full.total(), 1e-12, "τ²'s 1 plus 0.25 for every check");
+        assertThrows(IllegalArgumentException.class, () -> Tau2Suite.retail(com.typesafe.config.ConfigFactory.parseString(
+                "data-dir = \"" + dir + "\", max-turns = 10, reward = dense")));
+    }
+
+    /** The gold actions through the episode's tools, between the scripted user's opening and its stop. */
+    private static void playGold(Tau2Episode env, JsonNode task) {
+        env.partner().reply(env.partner().greeting()).toCompletableFuture().join();
+        for (JsonNode a : task.path("evaluation_criteria").path("actions")) {
+            env.tools().stream().filter(t -> t.name().equals(a.path("name").asText())).findFirst().orElseThrow()
+                    .invoke(a.path("arguments"), null).toCompletableFuture().join();
+        }
+        env.partner().reply("Done.").toCompletableFuture().join();
+    }
+
+    private static Trajectory stopped() {
+        return new Trajectory("e", "e", "t", List.of(), List.of(), "Done.", StopReason.USER_STOP, null, new EpisodeStats(1, 0, 0, 0, 0, 0, 1), null);
+    }
+}
