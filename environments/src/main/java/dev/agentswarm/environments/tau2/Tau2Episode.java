@@ -34,6 +34,8 @@ final class Tau2Episode implements TaskEnvironment {
     private final String episodeId;
     private final Tau2Judge judge;
     private final boolean turnCredit;
+    /** Messages of the task's own history at the start of the log: not steps of this conversation. */
+    private final int historySize;
     private int userCalls;
 
     Tau2Episode(Tau2Domain domain, JsonNode task) {
@@ -56,6 +58,7 @@ final class Tau2Episode implements TaskEnvironment {
         List<Tau2Message> history = Tau2Evaluator.history(task);
         live.setState(task.get("initial_state"), history);
         log.addAll(history);
+        this.historySize = history.size();
         this.tools = live.agent.tools().stream().map(f -> (Tool) new AgentTool(f.spec())).toList();
         this.partner = modelUser == null ? new ScriptedUser(task, this) : modelUser.apply(this);
     }
@@ -110,7 +113,38 @@ final class Tau2Episode implements TaskEnvironment {
     }
 
     private Tau2Evaluator.Result grade(Trajectory trajectory) {
-        return Tau2Evaluator.evaluate(task, conversation(), trajectory.stopReason() == StopReason.USER_STOP, domain::fresh);
+        List<Tau2Message> conversation = conversation();
+        boolean stopped = trajectory.stopReason() == StopReason.USER_STOP && withinLimits(conversation, historySize, MAX_STEPS, MAX_ERRORS);
+        return Tau2Evaluator.evaluate(task, conversation, stopped, domain::fresh);
+    }
+
+    /** τ²'s limits on a conversation: 200 steps (a message, or a turn's tool answers, each one step) and 10 failed tool calls. */
+    static final int MAX_STEPS = 200;
+    static final int MAX_ERRORS = 10;
+
+    /**
+     * Whether τ²'s orchestrator would have let the conversation end as it did: after each step that does not
+     * go to the tools it stops the run once it has taken {@code maxSteps} steps or seen {@code maxErrors}
+     * failed tool calls (agent's and user's together), which then earns no reward, even if the user's stop
+     * came in that same step. The task's own history and the greeting are not steps.
+     */
+    static boolean withinLimits(List<Tau2Message> conversation, int historySize, int maxSteps, int maxErrors) {
+        int steps = 0;
+        int errors = 0;
+        for (int i = historySize + 1; i < conversation.size(); i++) {
+            Tau2Message m = conversation.get(i);
+            if (m.role() == Tau2Message.Role.TOOL) {
+                if (m.error()) errors++;
+                boolean lastOfBatch = i + 1 == conversation.size() || conversation.get(i + 1).role() != Tau2Message.Role.TOOL;
+                if (!lastOfBatch) continue;
+            } else if (m.hasCalls()) {
+                steps++;
+                continue; // on to the tools: no check in between
+            }
+            steps++;
+            if (steps >= maxSteps || errors >= maxErrors) return false;
+        }
+        return true;
     }
 
     /** The components; {@code judged} is the judge's verdict on the assertions where it was asked, else null. */

@@ -125,6 +125,39 @@ class Tau2ModelsTest {
                 "data-dir = \"" + dir + "\", max-turns = 10, reward = dense")));
     }
 
+    @Test
+    void tenFailedToolCallsEndTheRunForTau2AndEarnNothing() {
+        Path dir = Tau2GoldTest.shared("mock");
+        assumeTrue(dir != null, "../shared/data/tau2 is not beside the repository");
+        Tau2Domain mock = Tau2Domain.load(Tau2Domain.Kind.MOCK, dir);
+        Tau2Suite suite = new Tau2Suite(Tau2Suite.MOCK, mock, 60);
+        Task task = suite.tasks(Split.HELDOUT, 20).stream().filter(t -> t.id().equals("tau2-mock-update_task_1")).findFirst().orElseThrow();
+        for (int failures : new int[] {9, 10}) {
+            Tau2Episode env = (Tau2Episode) suite.open(task, "ep-" + failures);
+            env.partner().reply(env.partner().greeting()).toCompletableFuture().join();
+            var update = env.tools().stream().filter(t -> t.name().equals("update_task_status")).findFirst().orElseThrow();
+            for (int i = 0; i < failures; i++) {
+                String answer = update.invoke(read("{\"task_id\": \"task_99\", \"status\": \"completed\"}"), null).toCompletableFuture().join();
+                assertEquals("Error: Task task_99 not found", answer);
+            }
+            update.invoke(read("{\"task_id\": \"task_1\", \"status\": \"completed\"}"), null).toCompletableFuture().join();
+            env.partner().reply("Done.").toCompletableFuture().join();
+            assertEquals(failures < 10 ? 1.0 : 0.0, env.score(stopped()).total(), failures + " failed calls");
+        }
+        List<Tau2Message> chatty = new java.util.ArrayList<>();
+        for (int i = 0; i < 201; i++) chatty.add(Tau2Message.text(i % 2 == 0 ? Tau2Message.Role.ASSISTANT : Tau2Message.Role.USER, "hm"));
+        assertFalse(Tau2Episode.withinLimits(chatty, 0, 200, 10), "200 steps end τ²'s run");
+        assertTrue(Tau2Episode.withinLimits(chatty.subList(0, 200), 0, 200, 10), "the greeting is not a step");
+    }
+
+    private static JsonNode read(String json) {
+        try {
+            return dev.agentswarm.core.json.Json.MAPPER.readTree(json);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The gold actions through the episode's tools, between the scripted user's opening and its stop. */
     private static void playGold(Tau2Episode env, JsonNode task) {
         env.partner().reply(env.partner().greeting()).toCompletableFuture().join();
