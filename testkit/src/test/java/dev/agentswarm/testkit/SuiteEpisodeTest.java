@@ -136,6 +136,41 @@ class SuiteEpisodeTest {
     }
 
     @Test
+    void anEpisodeWhoseUserNeverAnswersEndsAtItsDeadlineAndStopsWaiting() {
+        CompletableFuture<dev.agentswarm.core.environment.ConversationPartner.Reply> never = new CompletableFuture<>();
+        TaskEnvironments silent = (task, episodeId) -> Optional.of(new TaskEnvironment() {
+            @Override
+            public dev.agentswarm.core.environment.ConversationPartner partner() {
+                return new dev.agentswarm.core.environment.ConversationPartner() {
+                    @Override
+                    public String greeting() {
+                        return "Hello.";
+                    }
+
+                    @Override
+                    public CompletionStage<Reply> reply(String agentMessage) {
+                        return never;
+                    }
+                };
+            }
+
+            @Override
+            public RewardBreakdown score(Trajectory trajectory) {
+                return RewardBreakdown.NONE;
+            }
+
+            @Override
+            public void close() {}
+        });
+        EpisodeSpec base = EpisodeSpec.fromConfig(ConfigFactory.load().getConfig("agentswarm.episode")).withTools(List.of());
+        EpisodeSpec quick = base.withLimits(base.maxTurns(), base.tokenBudget(), base.contextBudget(), 300, base.toolTimeoutMillis());
+        Trajectory t = EpisodeHarness.on(kit, ScriptedPolicy.replies("never asked"), ToolRegistry.of(), silent)
+                .runAll(List.of("silent-1"), List.of(Task.of("x", "brief")), quick).get(0);
+        assertEquals(StopReason.DEADLINE, t.stopReason());
+        assertTrue(never.isCancelled(), "the wait for the user was given up");
+    }
+
+    @Test
     void aSimulatedUserThatFailsEndsTheEpisodeSayingSo() {
         TaskEnvironments failing = new TaskEnvironments() {
             @Override

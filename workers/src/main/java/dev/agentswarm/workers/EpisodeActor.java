@@ -95,6 +95,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private boolean counted;
     /** The simulated user this episode converses with, or null. */
     private final ConversationPartner partner;
+    /** The partner's reply being waited for (a model-played user may take seconds), or null. */
+    private CompletableFuture<ConversationPartner.Reply> pendingPartner;
     /** The task's suite environment (its tools' state and its reward), or null; closed when the episode ends. */
     private TaskEnvironment environment;
     private final long startNanos = System.nanoTime();
@@ -226,6 +228,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         deadline.cancel();
         if (pendingPolicy != null) pendingPolicy.cancel(true);
         if (pendingRecord != null) pendingRecord.cancel(true);
+        if (pendingPartner != null) pendingPartner.cancel(true);
         for (CompletableFuture<ToolResult> f : pendingTools) f.cancel(true);
     }
 
@@ -370,12 +373,14 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         } catch (RuntimeException e) {
             reply = CompletableFuture.failedFuture(e);
         }
+        pendingPartner = reply;
         getContext().pipeToSelf(reply, PartnerReplied::new);
         return this;
     }
 
     /** The partner's words are the next observation; a reply that closes the conversation ends the episode. */
     private Behavior<Command> onPartnerReplied(PartnerReplied r) {
+        pendingPartner = null;
         if (r.failure() != null) {
             return finish(StopReason.POLICY_ERROR, null, "the simulated user failed: " + describe(unwrap(r.failure())));
         }
