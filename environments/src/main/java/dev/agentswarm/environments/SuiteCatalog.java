@@ -41,6 +41,7 @@ public final class SuiteCatalog {
         FACTORIES.put(BfclSuite.NAME, (block, root) -> BfclSuite.fromConfig(block));
         FACTORIES.put(Tau2Suite.RETAIL, (block, root) -> Tau2Suite.retail(block));
         FACTORIES.put(Tau2Suite.MOCK, (block, root) -> Tau2Suite.mock(block));
+        FACTORIES.put(Tau2Suite.TELECOM, (block, root) -> Tau2Suite.telecom(block));
     }
 
     private SuiteCatalog() {}

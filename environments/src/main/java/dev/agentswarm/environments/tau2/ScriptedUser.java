@@ -8,8 +8,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * A deterministic τ² customer for tests, oracle runs and benchmarks: it opens with its reason for calling
- * and what it knows, performs the actions its task gives the user (on its own tools), agrees when the
- * agent asks it to confirm, and otherwise thanks the agent and ends the conversation with τ²'s
+ * and what it knows; while its task has actions for the user (telecom: toggle roaming, reboot the phone),
+ * each message of the agent gets the next one done on the user's own tools and reported; then it agrees
+ * when the agent asks it to confirm, and otherwise thanks the agent and ends the conversation with τ²'s
  * {@code ###STOP###}. Real evaluations play the user with a model ({@code --user-endpoint}).
  */
 final class ScriptedUser implements ConversationPartner {
@@ -36,10 +37,12 @@ final class ScriptedUser implements ConversationPartner {
         episode.agentSaid(agentMessage);
         String text;
         boolean ends = false;
+        String done = opened ? episode.runNextUserAction() : null;
         if (!opened) {
             opened = true;
-            episode.runUserActions();
             text = opening();
+        } else if (done != null) {
+            text = "I did that. My phone says: " + done;
         } else if (asksToConfirm(agentMessage)) {
             text = "Yes, please go ahead.";
         } else {

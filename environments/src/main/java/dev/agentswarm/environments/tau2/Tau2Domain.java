@@ -19,7 +19,7 @@ import java.util.Set;
  */
 public final class Tau2Domain {
 
-    public enum Kind { RETAIL, MOCK }
+    public enum Kind { RETAIL, MOCK, TELECOM }
 
     private final Kind kind;
     private final Path dir;
@@ -32,11 +32,25 @@ public final class Tau2Domain {
     private Tau2Domain(Kind kind, Path dir) {
         this.kind = kind;
         this.dir = dir;
-        this.db = (ObjectNode) read(dir.resolve("db.json"));
-        this.userDb = kind == Kind.MOCK ? (ObjectNode) read(dir.resolve("user_db.json")) : null;
-        this.tasks = read(dir.resolve("tasks.json"));
-        this.splits = read(dir.resolve("split_tasks.json"));
-        this.policy = text(dir.resolve("policy.md"));
+        if (kind == Kind.TELECOM) {
+            this.db = (ObjectNode) toml(dir.resolve("db.toml"));
+            this.userDb = (ObjectNode) toml(dir.resolve("user_db.toml"));
+            JsonNode file = read(dir.resolve("tasks_small.json"));
+            this.tasks = file.isObject() ? file.path("tasks") : file;
+            // The snapshot has the "small" set alone (its split file is not there): it is every split here.
+            com.fasterxml.jackson.databind.node.ObjectNode split = Json.MAPPER.createObjectNode();
+            com.fasterxml.jackson.databind.node.ArrayNode ids = split.putArray("small");
+            tasks.forEach(t -> ids.add(t.path("id").asText()));
+            this.splits = split;
+            this.policy = "<main_policy>\n" + text(dir.resolve("main_policy.md")) + "\n</main_policy>\n<tech_support_policy>\n"
+                    + manual() + "\n</tech_support_policy>";
+        } else {
+            this.db = (ObjectNode) read(dir.resolve("db.json"));
+            this.userDb = kind == Kind.MOCK ? (ObjectNode) read(dir.resolve("user_db.json")) : null;
+            this.tasks = read(dir.resolve("tasks.json"));
+            this.splits = read(dir.resolve("split_tasks.json"));
+            this.policy = text(dir.resolve("policy.md"));
+        }
     }
 
     public static Tau2Domain load(Kind kind, Path dir) {
@@ -57,6 +71,11 @@ public final class Tau2Domain {
         return switch (kind) {
             case RETAIL -> new Tau2Environment(new RetailTools(db.deepCopy()), null);
             case MOCK -> new Tau2Environment(new MockTools(db.deepCopy()), new MockUserTools(userDb.deepCopy()));
+            case TELECOM -> {
+                Tau2Environment env = new Tau2Environment(new TelecomTools(db.deepCopy()), new TelecomUserTools(userDb.deepCopy()));
+                env.sync();
+                yield env;
+            }
         };
     }
 
@@ -90,6 +109,26 @@ public final class Tau2Domain {
             throw new IllegalArgumentException("τ² file " + file + " not found (the domains are in ../shared/data/tau2)");
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read τ² file " + file + ": " + e.getMessage());
+        }
+    }
+
+    private static JsonNode toml(Path file) {
+        try {
+            return new com.fasterxml.jackson.dataformat.toml.TomlMapper().readTree(file.toFile());
+        } catch (java.io.FileNotFoundException e) {
+            throw new IllegalArgumentException("τ² file " + file + " not found (the domains are in ../shared/data/tau2)");
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read τ² file " + file + ": " + e.getMessage());
+        }
+    }
+
+    /** The telecom agent's tech-support manual, which the data snapshot lacks: it ships with the build. */
+    private static String manual() {
+        try (var in = Tau2Domain.class.getResourceAsStream("/tau2/telecom/tech_support_manual.md")) {
+            if (in == null) throw new IllegalStateException("tau2/telecom/tech_support_manual.md is missing from the build");
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the telecom manual: " + e.getMessage(), e);
         }
     }
 

@@ -32,7 +32,9 @@ public final class Tau2Environment {
     /** τ²'s get_response: the call run by its requestor's toolkit; any failure becomes {@code "Error: <message>"}. */
     public Response respond(Tau2Message.Call call) {
         try {
-            return new Response(toJsonString(makeToolCall(call.name(), call.requestor(), call.arguments())), false);
+            Object result = makeToolCall(call.name(), call.requestor(), call.arguments());
+            sync();
+            return new Response(toJsonString(result), false);
         } catch (Tau2Error e) {
             return new Response("Error: " + e.getMessage(), true);
         } catch (RuntimeException e) { // what Python would raise on values of the wrong shape
@@ -53,7 +55,9 @@ public final class Tau2Environment {
     Object runFunction(String envType, String name, JsonNode arguments) {
         Toolkit kit = "user".equals(envType) ? user : agent;
         if (kit == null) throw new Tau2Error("User tools not available");
-        return kit.call(name, arguments);
+        Object result = kit.call(name, arguments);
+        sync();
+        return result;
     }
 
     /** Whether a task's assertion holds on this environment. */
@@ -87,6 +91,44 @@ public final class Tau2Environment {
             }
         }
         replay(history);
+        sync();
+    }
+
+    /**
+     * τ²'s sync_tools, which only telecom has: the phone learns from the carrier whether its line is
+     * active, may roam and has data left, and a paid payment request marks its bill paid, after which
+     * the next bill awaiting payment (if any) becomes the phone's payment request. Not run by the gold
+     * actions' replay, as in τ².
+     */
+    void sync() {
+        if (!(agent instanceof TelecomTools carrier) || !(user instanceof TelecomUserTools phone)) return;
+        ObjectNode around = phone.surroundings();
+        if (!around.path("phone_number").isTextual()) return;
+        String number = around.path("phone_number").asText();
+        ObjectNode line = carrier.lineByPhone(number);
+        around.put("line_active", "Active".equals(line.path("status").asText()));
+        around.put("roaming_allowed", line.path("roaming_enabled").asBoolean());
+        ObjectNode plan = carrier.plan(line.path("plan_id").asText());
+        around.put("mobile_data_usage_exceeded", line.path("data_used_gb").asDouble()
+                >= plan.path("data_limit_gb").asDouble() + line.path("data_refueling_gb").asDouble());
+        JsonNode request = around.path("payment_request");
+        if (request.isObject() && request.path("paid").asBoolean()) {
+            carrier.bill(request.path("bill_id").asText()).put("status", "Paid");
+            around.putNull("payment_request");
+        }
+        if (!around.path("payment_request").isObject()) {
+            ObjectNode customer = carrier.customerByPhone(number);
+            for (JsonNode id : customer.path("bill_ids")) {
+                ObjectNode bill = carrier.bill(id.asText());
+                if ("Awaiting Payment".equals(bill.path("status").asText())) {
+                    ObjectNode r = around.putObject("payment_request");
+                    r.put("bill_id", bill.path("bill_id").asText());
+                    r.set("amount_due", bill.get("total_due"));
+                    r.put("paid", false);
+                    break;
+                }
+            }
+        }
     }
 
     /** Re-runs the calls of state-changing tools in a conversation, agent's and user's alike. */

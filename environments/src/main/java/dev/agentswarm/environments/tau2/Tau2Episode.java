@@ -37,6 +37,8 @@ final class Tau2Episode implements TaskEnvironment {
     /** Messages of the task's own history at the start of the log: not steps of this conversation. */
     private final int historySize;
     private int userCalls;
+    /** Where the scripted user is in its task's actions. */
+    private int nextUserAction;
 
     Tau2Episode(Tau2Domain domain, JsonNode task) {
         this(domain, task, "episode", null, null, false);
@@ -81,16 +83,21 @@ final class Tau2Episode implements TaskEnvironment {
         log.add(Tau2Message.text(Tau2Message.Role.USER, text));
     }
 
-    /** The actions the task gives the user, done on the user's own tools (and recorded as the user's calls). */
-    synchronized void runUserActions() {
-        for (JsonNode action : task.path("evaluation_criteria").path("actions")) {
-            if (!"user".equals(action.path("requestor").asText())) continue;
-            Tau2Message.Call call = new Tau2Message.Call("user-" + userCalls++, action.path("name").asText(), action.path("arguments"),
-                    Tau2Message.Requestor.USER);
-            log.add(Tau2Message.calls(Tau2Message.Role.USER, List.of(call)));
-            Tau2Environment.Response r = live.respond(call);
-            log.add(Tau2Message.tool(call.id(), r.content(), Tau2Message.Requestor.USER, r.error()));
-        }
+    /**
+     * The next action the task gives the user, done on the user's own tools and recorded as the user's call;
+     * its answer, or null when none is left.
+     */
+    synchronized String runNextUserAction() {
+        JsonNode actions = task.path("evaluation_criteria").path("actions");
+        while (nextUserAction < actions.size() && !"user".equals(actions.get(nextUserAction).path("requestor").asText())) nextUserAction++;
+        if (nextUserAction >= actions.size()) return null;
+        JsonNode action = actions.get(nextUserAction++);
+        Tau2Message.Call call = new Tau2Message.Call("user-" + userCalls++, action.path("name").asText(), action.path("arguments"),
+                Tau2Message.Requestor.USER);
+        log.add(Tau2Message.calls(Tau2Message.Role.USER, List.of(call)));
+        Tau2Environment.Response r = live.respond(call);
+        log.add(Tau2Message.tool(call.id(), r.content(), Tau2Message.Requestor.USER, r.error()));
+        return r.content();
     }
 
     /** The conversation so far, as τ² records it. */

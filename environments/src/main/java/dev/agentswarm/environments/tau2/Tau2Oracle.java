@@ -11,9 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The τ² agent that does what the task's gold actions say: after the user opens, it makes the agent's
- * gold actions one per turn through the domain's real tools, then tells the user what it must
- * communicate. With the scripted user, every task whose reward the gold actions decide scores 1.
+ * The τ² agent that does what the task's gold actions say, in their order: after the user opens, each
+ * of the agent's actions is a call through the domain's real tools and each of the user's a message
+ * asking the user to do it; then it tells the user what it must communicate. With the scripted user,
+ * every task whose reward the gold actions decide scores 1.
  */
 final class Tau2Oracle implements Oracle {
 
@@ -26,10 +27,13 @@ final class Tau2Oracle implements Oracle {
             throw new IllegalArgumentException("τ² task " + task.id() + " is not JSON", e);
         }
         List<JsonNode> actions = new ArrayList<>();
-        for (JsonNode a : t.path("evaluation_criteria").path("actions")) if (!"user".equals(a.path("requestor").asText())) actions.add(a);
+        t.path("evaluation_criteria").path("actions").forEach(actions::add);
         int move = Math.max(0, Oracle.moves(conversation) - 1); // the greeting is the agent's first message
         if (move < actions.size()) {
             JsonNode a = actions.get(move);
+            if ("user".equals(a.path("requestor").asText())) {
+                return Step.answer("", "Please do this on your phone: " + a.path("name").asText() + " " + a.path("arguments"));
+            }
             return Step.call("", new ToolCall("gold-" + move, a.path("name").asText(), a.path("arguments")));
         }
         StringBuilder done = new StringBuilder("Done.");

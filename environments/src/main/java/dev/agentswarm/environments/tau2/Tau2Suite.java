@@ -31,6 +31,7 @@ public final class Tau2Suite implements Suite {
 
     public static final String RETAIL = "tau2-retail";
     public static final String MOCK = "tau2-mock";
+    public static final String TELECOM = "tau2-telecom";
     static final String TASK = "tau2_task";
 
     /** What τ²'s agent is told before its domain's policy (our words for its instruction). */
@@ -89,6 +90,11 @@ public final class Tau2Suite implements Suite {
         return new Tau2Suite(MOCK, Tau2Domain.load(Tau2Domain.Kind.MOCK, Path.of(c.getString("data-dir"))), c.getInt("max-turns"), turnCredit(c));
     }
 
+    public static Tau2Suite telecom(Config c) {
+        return new Tau2Suite(TELECOM, Tau2Domain.load(Tau2Domain.Kind.TELECOM, Path.of(c.getString("data-dir"))), c.getInt("max-turns"),
+                turnCredit(c));
+    }
+
     private static boolean turnCredit(Config c) {
         String reward = c.getString("reward");
         return switch (reward) {
@@ -110,7 +116,11 @@ public final class Tau2Suite implements Suite {
 
     @Override
     public List<Task> tasks(Split split, int limit) {
-        String tau2Split = domain.kind() == Tau2Domain.Kind.MOCK ? "base" : split == Split.TRAIN ? "train" : "test";
+        String tau2Split = switch (domain.kind()) {
+            case MOCK -> "base";
+            case TELECOM -> "small"; // the only set in the data snapshot
+            case RETAIL -> split == Split.TRAIN ? "train" : "test";
+        };
         List<Task> out = new ArrayList<>();
         for (JsonNode t : domain.tasks(tau2Split)) {
             if (out.size() >= limit) break;

@@ -20,6 +20,9 @@ abstract class Toolkit {
     /** How τ² classifies a tool: writes change the database and are replayed when a trajectory is graded. */
     enum Kind { READ, WRITE, THINK, GENERIC }
 
+    /** The tools' parameters that are not strings (lists of ids aside), by name, as τ²'s signatures type them. */
+    private static final Map<String, String> NON_STRING = Map.of("gb_amount", "number", "limit", "integer", "apn_settings", "object");
+
     /** One function: its name, parameters (required first), whether a model may call it, and its kind. */
     record Function(String name, List<String> required, List<String> optional, boolean tool, Kind kind, String description,
                     Map<String, String> parameterDescriptions) {
@@ -38,7 +41,7 @@ abstract class Toolkit {
             for (String p : all) {
                 ObjectNode prop = props.putObject(p);
                 if (p.endsWith("_ids")) prop.put("type", "array").putObject("items").put("type", "string");
-                else prop.put("type", "string");
+                else prop.put("type", NON_STRING.getOrDefault(p, "string"));
                 String doc = parameterDescriptions.getOrDefault(p, "");
                 if (!doc.isEmpty()) prop.put("description", doc);
             }

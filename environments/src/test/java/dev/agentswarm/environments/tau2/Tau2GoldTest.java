@@ -1,6 +1,7 @@
 package dev.agentswarm.environments.tau2;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -84,5 +85,36 @@ class Tau2GoldTest {
                 mock::fresh);
         assertEquals(0.0, nothing.components().get("env_assertion"), "an assertion about a task never created does not hold");
         assertEquals(0.0, nothing.reward());
+    }
+
+    @Test
+    void telecomGoldActionsByTheAgentAndTheUserPassEveryAssertion() {
+        Path dir = shared("telecom");
+        if (dir == null) {
+            for (Path p : List.of(Path.of("../../shared/data/tau2/telecom"), Path.of("../shared/data/tau2/telecom"))) {
+                if (Files.isRegularFile(p.resolve("tasks_small.json"))) dir = p;
+            }
+        }
+        assumeTrue(dir != null, "../shared/data/tau2 is not beside the repository");
+        Tau2Domain telecom = Tau2Domain.load(Tau2Domain.Kind.TELECOM, dir);
+        Map<String, Double> rewards = new TreeMap<>();
+        List<JsonNode> all = telecom.tasks("small");
+        assertEquals(20, all.size());
+        for (JsonNode task : all) {
+            Tau2Evaluator.Result r = Tau2Evaluator.evaluate(task, goldConversation(telecom, task), true, telecom::fresh);
+            rewards.put(task.path("id").asText(), r.reward());
+            assertEquals(1.0, r.components().get("env_assertion"), "task " + task.path("id").asText());
+        }
+        assertEquals(20, rewards.values().stream().filter(v -> v != null && v == 1.0).count(), rewards.toString());
+        // Doing nothing leaves the phone broken: only the two tasks whose line must stay without service (to be
+        // transferred) hold their assertions, and their ACTION check (the transfer) then fails them.
+        int held = 0;
+        for (JsonNode task : all) {
+            Tau2Evaluator.Result idle = Tau2Evaluator.evaluate(task, List.of(Tau2Message.text(Tau2Message.Role.ASSISTANT, "Hi!")), true, telecom::fresh);
+            if (idle.components().get("env_assertion") == 1.0) held++;
+            assertEquals(0.0, idle.reward(), "task " + task.path("id").asText() + " needs something done");
+        }
+        assertEquals(2, held);
+        assertTrue(telecom.policy().contains("<tech_support_policy>"), "the manual is part of the agent's policy");
     }
 }
