@@ -1,12 +1,11 @@
 package dev.agentswarm.environments;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.agentswarm.core.environment.ForwardingTaskEnvironment;
 import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.environment.TaskEnvironments;
-import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.ToolSpec;
-import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolContext;
 import java.util.ArrayList;
@@ -75,41 +74,11 @@ public final class Suites implements TaskEnvironments {
         Suite suite = get(name);
         TaskEnvironment env = suite.open(task, episodeId);
         episodes.put(episodeId, suite);
-        return Optional.of(new TaskEnvironment() {
-            @Override
-            public java.util.List<Tool> tools() {
-                return env.tools();
-            }
-
-            @Override
-            public String systemPrompt() {
-                return env.systemPrompt();
-            }
-
-            @Override
-            public boolean callsAreTheAnswer() {
-                return env.callsAreTheAnswer();
-            }
-
-            @Override
-            public dev.agentswarm.core.environment.ConversationPartner partner() {
-                return env.partner();
-            }
-
-            @Override
-            public RewardBreakdown score(Trajectory trajectory) {
-                return env.score(trajectory);
-            }
-
-            @Override
-            public CompletionStage<RewardBreakdown> scoreAsync(Trajectory trajectory) {
-                return env.scoreAsync(trajectory); // a suite that grades in a sandbox must not block the episode's thread
-            }
-
+        return Optional.of(new ForwardingTaskEnvironment(env) {
             @Override
             public void close() {
                 episodes.remove(episodeId);
-                env.close();
+                super.close();
             }
         });
     }

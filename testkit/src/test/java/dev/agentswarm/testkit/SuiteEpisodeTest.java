@@ -135,23 +135,12 @@ class SuiteEpisodeTest {
         assertEquals(0.0, w.reward().total());
     }
 
-    @Test
-    void anEpisodeWhoseUserNeverAnswersEndsAtItsDeadlineAndStopsWaiting() {
-        CompletableFuture<dev.agentswarm.core.environment.ConversationPartner.Reply> never = new CompletableFuture<>();
-        TaskEnvironments silent = (task, episodeId) -> Optional.of(new TaskEnvironment() {
+    /** Every task's episode converses with {@code partner} and is scored nothing. */
+    private static TaskEnvironments conversingWith(dev.agentswarm.core.environment.ConversationPartner partner) {
+        return (task, episodeId) -> Optional.of(new TaskEnvironment() {
             @Override
             public dev.agentswarm.core.environment.ConversationPartner partner() {
-                return new dev.agentswarm.core.environment.ConversationPartner() {
-                    @Override
-                    public String greeting() {
-                        return "Hello.";
-                    }
-
-                    @Override
-                    public CompletionStage<Reply> reply(String agentMessage) {
-                        return never;
-                    }
-                };
+                return partner;
             }
 
             @Override
@@ -161,6 +150,22 @@ class SuiteEpisodeTest {
 
             @Override
             public void close() {}
+        });
+    }
+
+    @Test
+    void anEpisodeWhoseUserNeverAnswersEndsAtItsDeadlineAndStopsWaiting() {
+        CompletableFuture<dev.agentswarm.core.environment.ConversationPartner.Reply> never = new CompletableFuture<>();
+        TaskEnvironments silent = conversingWith(new dev.agentswarm.core.environment.ConversationPartner() {
+            @Override
+            public String greeting() {
+                return "Hello.";
+            }
+
+            @Override
+            public CompletionStage<Reply> reply(String agentMessage) {
+                return never;
+            }
         });
         EpisodeSpec base = EpisodeSpec.fromConfig(ConfigFactory.load().getConfig("agentswarm.episode")).withTools(List.of());
         EpisodeSpec quick = base.withLimits(base.maxTurns(), base.tokenBudget(), base.contextBudget(), 300, base.toolTimeoutMillis());
@@ -172,35 +177,17 @@ class SuiteEpisodeTest {
 
     @Test
     void aSimulatedUserThatFailsEndsTheEpisodeSayingSo() {
-        TaskEnvironments failing = new TaskEnvironments() {
+        TaskEnvironments failing = conversingWith(new dev.agentswarm.core.environment.ConversationPartner() {
             @Override
-            public Optional<TaskEnvironment> open(Task task, String episodeId) {
-                return Optional.of(new TaskEnvironment() {
-                    @Override
-                    public dev.agentswarm.core.environment.ConversationPartner partner() {
-                        return new dev.agentswarm.core.environment.ConversationPartner() {
-                            @Override
-                            public String greeting() {
-                                return "Hello.";
-                            }
-
-                            @Override
-                            public CompletionStage<Reply> reply(String agentMessage) {
-                                return CompletableFuture.failedFuture(new IllegalStateException("the user model is down"));
-                            }
-                        };
-                    }
-
-                    @Override
-                    public RewardBreakdown score(Trajectory trajectory) {
-                        return RewardBreakdown.NONE;
-                    }
-
-                    @Override
-                    public void close() {}
-                });
+            public String greeting() {
+                return "Hello.";
             }
-        };
+
+            @Override
+            public CompletionStage<Reply> reply(String agentMessage) {
+                return CompletableFuture.failedFuture(new IllegalStateException("the user model is down"));
+            }
+        });
         Trajectory t = EpisodeHarness.on(kit, ScriptedPolicy.replies("never asked"), ToolRegistry.of(), failing)
                 .runAll(List.of("down-1"), List.of(Task.of("x", "brief")),
                         EpisodeSpec.fromConfig(ConfigFactory.load().getConfig("agentswarm.episode")).withTools(List.of()))

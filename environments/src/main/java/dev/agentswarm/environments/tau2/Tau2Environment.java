@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.PythonText;
 import dev.agentswarm.environments.tau2.Tau2Message.Requestor;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -166,12 +165,5 @@ public final class Tau2Environment {
         if (result instanceof Boolean b) return PythonText.dumps(Json.MAPPER.getNodeFactory().textNode(b ? "True" : "False"));
         if (result instanceof JsonNode n) return PythonText.dumps(n);
         return String.valueOf(result);
-    }
-
-    /** The agent's tools as episode tools' names, in τ²'s order. */
-    public List<String> agentToolNames() {
-        List<String> out = new ArrayList<>();
-        agent.tools().forEach(f -> out.add(f.name()));
-        return out;
     }
 }

@@ -40,10 +40,6 @@ final class Tau2Episode implements TaskEnvironment {
     /** Where the scripted user is in its task's actions. */
     private int nextUserAction;
 
-    Tau2Episode(Tau2Domain domain, JsonNode task) {
-        this(domain, task, "episode", null, null, false);
-    }
-
     /**
      * @param modelUser makes the model-played user for this episode, or null for the scripted one
      * @param judge grades the task's natural-language assertions, or null
