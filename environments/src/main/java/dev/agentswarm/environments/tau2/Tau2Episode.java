@@ -5,6 +5,7 @@ import dev.agentswarm.core.environment.ConversationPartner;
 import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.StopReason;
+import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.ToolSpec;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.reward.TurnCredit;
@@ -88,12 +89,42 @@ final class Tau2Episode implements TaskEnvironment {
         while (nextUserAction < actions.size() && !"user".equals(actions.get(nextUserAction).path("requestor").asText())) nextUserAction++;
         if (nextUserAction >= actions.size()) return null;
         JsonNode action = actions.get(nextUserAction++);
-        Tau2Message.Call call = new Tau2Message.Call("user-" + userCalls++, action.path("name").asText(), action.path("arguments"),
-                Tau2Message.Requestor.USER);
-        log.add(Tau2Message.calls(Tau2Message.Role.USER, List.of(call)));
-        Tau2Environment.Response r = live.respond(call);
-        log.add(Tau2Message.tool(call.id(), r.content(), Tau2Message.Requestor.USER, r.error()));
-        return r.content();
+        return userCalled(null, List.of(new ToolCall("user-" + userCalls++, action.path("name").asText(), action.path("arguments")))).get(0);
+    }
+
+    /**
+     * The user's tools as its model is offered them: the domain's user toolkit, or the ones the task's
+     * {@code user_tools} names (as τ² filters them); none where the domain gives the user none.
+     */
+    List<ToolSpec> userTools() {
+        if (live.user == null) return List.of();
+        JsonNode include = task.path("user_tools");
+        return live.user.tools().stream()
+                .filter(f -> !include.isArray() || java.util.stream.StreamSupport.stream(include.spliterator(), false).anyMatch(n -> n.asText().equals(f.name())))
+                .map(Toolkit.Function::spec).toList();
+    }
+
+    /**
+     * Calls the user made (with the words it sent along, which the agent does not see), run on the user's
+     * side of the environment and recorded as τ² records them: one user message with the calls, then
+     * each answer. The answers, in order.
+     */
+    synchronized List<String> userCalled(String text, List<ToolCall> calls) {
+        List<Tau2Message.Call> recorded = calls.stream()
+                .map(c -> new Tau2Message.Call(c.id(), c.name(), c.arguments(), Tau2Message.Requestor.USER)).toList();
+        log.add(new Tau2Message(Tau2Message.Role.USER, text == null || text.isEmpty() ? null : text, recorded, null, null, false));
+        List<String> answers = new ArrayList<>();
+        for (Tau2Message.Call call : recorded) {
+            Tau2Environment.Response r = live.respond(call);
+            log.add(Tau2Message.tool(call.id(), r.content(), Tau2Message.Requestor.USER, r.error()));
+            answers.add(r.content());
+        }
+        return answers;
+    }
+
+    /** Whether the conversation so far is within τ²'s step and error limits. */
+    synchronized boolean withinLimits() {
+        return withinLimits(log, historySize, MAX_STEPS, MAX_ERRORS);
     }
 
     /** The conversation so far, as τ² records it. */

@@ -18,6 +18,7 @@ import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.Role;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.environments.Split;
 import java.nio.file.Path;
@@ -30,9 +31,14 @@ import org.junit.jupiter.api.Test;
 class Tau2ModelsTest {
 
     private static Tau2Suite retail() {
-        Path dir = Tau2GoldTest.shared("retail");
+        return suite(Tau2Suite.RETAIL, Tau2Domain.Kind.RETAIL);
+    }
+
+    /** The suite on the domain's data in ../shared (the test is skipped without it). */
+    private static Tau2Suite suite(String name, Tau2Domain.Kind kind) {
+        Path dir = Tau2GoldTest.shared(kind.name().toLowerCase(java.util.Locale.ROOT));
         assumeTrue(dir != null, "../shared/data/tau2 is not beside the repository");
-        return new Tau2Suite(Tau2Suite.RETAIL, Tau2Domain.load(Tau2Domain.Kind.RETAIL, dir), 60);
+        return new Tau2Suite(name, Tau2Domain.load(kind, dir), 60);
     }
 
     private static Policy replying(List<CompletionRequest> seen, String... replies) {
@@ -60,6 +66,9 @@ class Tau2ModelsTest {
                 first.get(0).content());
         assertEquals(Message.user("Hi! How can I help you today?"), first.get(1), "the agent's greeting is the user model's user turn");
         assertEquals("ep-1/user", seen.get(0).episodeId());
+        assertTrue(seen.get(0).tools().isEmpty(), "the retail customer has no tools");
+        assertEquals("none", seen.get(0).toolChoice());
+        assertFalse(first.get(0).content().contains("tools to perform"));
 
         p.reply("Could you give me your email?").toCompletableFuture().join();
         List<Message> second = seen.get(1).messages();
@@ -68,6 +77,100 @@ class Tau2ModelsTest {
         assertTrue(p.reply("Anything else?").toCompletableFuture().join().ends(), "###STOP### ends the conversation");
         List<Tau2Message> log = ((Tau2Episode) env).conversation();
         assertEquals(Tau2Message.Role.USER, log.get(log.size() - 1).role());
+    }
+
+    /**
+     * A telecom customer played by a model: it is offered the phone's tools, its calls run on the phone and
+     * are recorded as the user's, their answers come back to it and only its words reach the agent; with the
+     * gold actions done this way (the agent's by the agent, the user's by the user's model) the task passes.
+     */
+    @Test
+    void aModelPlayedTelecomUserWorksItsPhoneWithItsOwnTools() {
+        Tau2Suite suite = suite(Tau2Suite.TELECOM, Tau2Domain.Kind.TELECOM);
+        Task task = suite.tasks(Split.HELDOUT, 50).stream().filter(t -> userActions(t).size() >= 2).findFirst().orElseThrow();
+        JsonNode gold = read(task.metadata().get(Tau2Suite.TASK));
+        List<JsonNode> userActions = userActions(task);
+        List<CompletionRequest> seen = new CopyOnWriteArrayList<>();
+        int[] next = {0};
+        Policy phoneUser = request -> {
+            seen.add(request);
+            Message last = request.messages().get(request.messages().size() - 1);
+            if (last.role() == Role.TOOL) return done(Completion.ofText("Done, my phone says: " + last.content(), 5, 5));
+            if (request.messages().size() == 2) return done(Completion.ofText("My mobile data does not work.", 5, 5));
+            if (next[0] < userActions.size()) {
+                JsonNode a = userActions.get(next[0]++);
+                return done(new Completion("", List.of(new ToolCall(null, a.path("name").asText(), a.path("arguments"))), null, null,
+                        null, 0, 5, 5));
+            }
+            return done(Completion.ofText("It works now, thanks! ###STOP###", 5, 5));
+        };
+        Tau2Episode env = (Tau2Episode) suite.withModels(phoneUser, null).open(task, "ep-t");
+        ConversationPartner p = env.partner();
+        assertEquals("My mobile data does not work.", p.reply(p.greeting()).toCompletableFuture().join().text());
+        CompletionRequest first = seen.get(0);
+        assertTrue(first.messages().get(0).content().contains("tools to perform"), "the guidelines for a user with tools");
+        assertEquals("auto", first.toolChoice());
+        List<String> offered = first.tools().stream().map(dev.agentswarm.core.protocol.ToolSpec::name).toList();
+        assertTrue(offered.containsAll(List.of("toggle_airplane_mode", "check_status_bar", "reboot_device")), offered.toString());
+        assertTrue(env.tools().stream().noneMatch(t -> offered.contains(t.name())), "the agent is not offered the phone's tools");
+
+        ConversationPartner.Reply last = null;
+        for (JsonNode a : gold.path("evaluation_criteria").path("actions")) {
+            if ("user".equals(a.path("requestor").asText())) {
+                int before = seen.size();
+                last = p.reply("Please run " + a.path("name").asText() + " on your phone.").toCompletableFuture().join();
+                assertTrue(last.text().startsWith("Done, my phone says: "), last.text());
+                assertEquals(before + 2, seen.size(), "one request for the call, one after its answer");
+                List<Message> after = seen.get(seen.size() - 1).messages();
+                assertEquals(Role.TOOL, after.get(after.size() - 1).role(), "the call's answer goes back to the user's model");
+                assertEquals(a.path("name").asText(), after.get(after.size() - 2).toolCalls().get(0).name());
+            } else {
+                env.tools().stream().filter(t -> t.name().equals(a.path("name").asText())).findFirst().orElseThrow()
+                        .invoke(a.path("arguments"), null).toCompletableFuture().join();
+            }
+        }
+        assertFalse(last.ends());
+        assertTrue(p.reply("Is everything working?").toCompletableFuture().join().ends());
+        List<Tau2Message> userCalls = env.conversation().stream().filter(m -> m.role() == Tau2Message.Role.USER && m.hasCalls()).toList();
+        assertEquals(userActions.size(), userCalls.size());
+        assertTrue(userCalls.stream().allMatch(m -> m.calls().get(0).requestor() == Tau2Message.Requestor.USER));
+        RewardBreakdown r = env.score(stopped());
+        assertEquals(1.0, r.total(), r.components().toString());
+        assertEquals(1.0, r.components().get("env_assertion"));
+    }
+
+    /** A user model that keeps calling a tool that fails is stopped at τ²'s ten errors: the reply fails, nothing is earned. */
+    @Test
+    void aUserModelStuckOnFailingCallsEndsTheConversation() {
+        Tau2Suite suite = suite(Tau2Suite.TELECOM, Tau2Domain.Kind.TELECOM);
+        Task task = suite.tasks(Split.HELDOUT, 1).get(0);
+        List<CompletionRequest> seen = new CopyOnWriteArrayList<>();
+        Policy stuck = request -> {
+            seen.add(request);
+            if (request.messages().size() == 2) return done(Completion.ofText("Hello.", 5, 5));
+            return done(new Completion("", List.of(new ToolCall("c" + seen.size(), "fix_my_phone", read("{}"))),
+                    null, null, null, 0, 5, 5));
+        };
+        Tau2Episode env = (Tau2Episode) suite.withModels(stuck, null).open(task, "ep-s");
+        env.partner().reply(env.partner().greeting()).toCompletableFuture().join();
+        var failed = assertThrows(java.util.concurrent.CompletionException.class,
+                () -> env.partner().reply("Please check your messaging app.").toCompletableFuture().join());
+        assertTrue(failed.getCause().getMessage().contains("past τ²'s limits"), failed.getCause().getMessage());
+        long errors = env.conversation().stream().filter(Tau2Message::error).count();
+        assertEquals(Tau2Episode.MAX_ERRORS, errors, "it stops at the tenth failed call");
+        assertTrue(env.conversation().stream().filter(Tau2Message::error).allMatch(m -> m.content().startsWith("Error: ")));
+    }
+
+    private static CompletableFuture<Completion> done(Completion c) {
+        return CompletableFuture.completedFuture(c);
+    }
+
+    private static List<JsonNode> userActions(Task task) {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        for (JsonNode a : read(task.metadata().get(Tau2Suite.TASK)).path("evaluation_criteria").path("actions")) {
+            if ("user".equals(a.path("requestor").asText())) out.add(a);
+        }
+        return out;
     }
 
     @Test
@@ -127,10 +230,7 @@ class Tau2ModelsTest {
 
     @Test
     void tenFailedToolCallsEndTheRunForTau2AndEarnNothing() {
-        Path dir = Tau2GoldTest.shared("mock");
-        assumeTrue(dir != null, "../shared/data/tau2 is not beside the repository");
-        Tau2Domain mock = Tau2Domain.load(Tau2Domain.Kind.MOCK, dir);
-        Tau2Suite suite = new Tau2Suite(Tau2Suite.MOCK, mock, 60);
+        Tau2Suite suite = suite(Tau2Suite.MOCK, Tau2Domain.Kind.MOCK);
         Task task = suite.tasks(Split.HELDOUT, 20).stream().filter(t -> t.id().equals("tau2-mock-update_task_1")).findFirst().orElseThrow();
         for (int failures : new int[] {9, 10}) {
             Tau2Episode env = (Tau2Episode) suite.open(task, "ep-" + failures);
