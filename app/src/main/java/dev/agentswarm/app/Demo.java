@@ -25,6 +25,7 @@ import dev.agentswarm.learner.sft.SftConfig;
 import dev.agentswarm.learner.sft.SftTrainer;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.workers.EmbeddedPolicy;
+import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -89,7 +90,7 @@ public final class Demo {
         this.settings = Settings.fromConfig(cfg);
         this.runDir = runDir;
         this.log = log;
-        this.suite = SuiteCatalog.one(cfg, settings.suite());
+        this.suite = SuiteCatalog.one(cfg, settings.suite(), OpenAiCompatiblePolicy::connect);
     }
 
     public Outcome run() throws Exception {

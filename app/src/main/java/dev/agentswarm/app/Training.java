@@ -31,6 +31,7 @@ import java.util.TreeSet;
 import dev.agentswarm.orchestrator.swarm.SwarmEpisodes;
 import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.orchestrator.WorkerRoute;
+import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
 import java.util.concurrent.CompletableFuture;
 import me.tongfei.progressbar.ProgressBar;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -99,7 +100,7 @@ public final class Training {
             throw new IllegalArgumentException("the run is at step " + startStep + " already; raise agentswarm.train.steps (--steps) to go on");
         }
         String suiteName = t.getString("suite");
-        Suite suite = SuiteCatalog.one(cfg, suiteName);
+        Suite suite = SuiteCatalog.one(cfg, suiteName, OpenAiCompatiblePolicy::connect);
         List<Task> tasks = suite.tasks(Split.TRAIN, t.getInt("tasks"));
         if (tasks.isEmpty()) throw new IllegalArgumentException("suite " + suiteName + " has no train tasks");
         EpisodeSpec spec = suite.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));

@@ -14,6 +14,7 @@ import dev.agentswarm.learner.sft.Checkpoints;
 import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.policy.model.LoraAdapter;
 import dev.agentswarm.policy.model.LoraSettings;
+import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -46,7 +47,7 @@ public final class TrainingRuns {
                     ConfigValueFactory.fromAnyRef(checkpoint.get().resolve(Checkpoints.MODEL).toString()));
         }
         Config t = cfg.getConfig("agentswarm.train");
-        Suite suite = SuiteCatalog.one(cfg, t.getString("suite"));
+        Suite suite = SuiteCatalog.one(cfg, t.getString("suite"), OpenAiCompatiblePolicy::connect);
         EpisodeSpec spec = suite.spec(EpisodeSpec.fromConfig(cfg.getConfig("agentswarm.episode")));
         GrpoSettings grpo = GrpoSettings.fromConfig(cfg, spec.sampling().maxTokens());
         EmbeddedModel model = EmbeddedModel.fromConfig(cfg); // the learner's own copy, the same start as the servers'

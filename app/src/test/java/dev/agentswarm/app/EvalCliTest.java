@@ -76,15 +76,18 @@ class EvalCliTest {
         server.start();
         try {
             String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
-            CliTest.Result r = swarm("eval", "--suite", "tau2-retail", "--policy", "oracle", "--tasks", "3", "--samples", "2", "--config", conf.toString(),
-                    "--user-endpoint", url, "--user-model", "user-sim", "--judge-endpoint", url, "--judge-model", "judge",
-                    "--out", dir.resolve("run").toString(), "--json");
+            // The judge as every node's configuration names it, the user from the command line; train task 2 is gated by the judge.
+            Path judged = dir.resolve("judged.conf");
+            Files.writeString(judged, Files.readString(conf) + "agentswarm.environments.tau2-retail.judge { endpoint = \"" + url + "\", model = judge }\n");
+            CliTest.Result r = swarm("eval", "--suite", "tau2-retail", "--split", "train", "--policy", "oracle", "--tasks", "3", "--samples", "2", "--config", judged.toString(),
+                    "--user-endpoint", url, "--user-model", "user-sim", "--out", dir.resolve("run").toString(), "--json");
             assertEquals(0, r.exit(), r.err());
             JsonNode j = r.json();
             assertEquals(6, j.get("episodes").asInt());
             assertEquals(1.0, j.get("means").get("db").asDouble(), 1e-9, r.out());
             assertEquals(1.0, j.get("means").get("pass").asDouble(), 1e-9, "the judge passed what it was asked: " + r.out());
             assertTrue(asked.stream().anyMatch(b -> b.contains("user-sim") && b.contains("<scenario>")), "the user model got its scenario");
+            assertTrue(asked.stream().anyMatch(b -> b.contains("\"judge\"") && b.contains("expectedOutcomes")), "the configured judge graded");
             assertTrue(j.get("facts").get("answered").asDouble() == 1.0, "every conversation was closed by the user");
         } finally {
             server.stop(0);

@@ -8,7 +8,6 @@ import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.environments.tau2.Tau2Suite;
 import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
-import dev.agentswarm.policy.openai.OpenAiSettings;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.environments.Noise;
@@ -106,7 +105,10 @@ public final class EvalCommand implements Callable<Integer> {
         Policy judge = model("--judge", judgeEndpoint, judgeModel);
         if (user == null && judge == null) return s;
         if (!(s instanceof Tau2Suite tau2)) throw new IllegalArgumentException("--user-endpoint and --judge-endpoint apply to the τ² suites only");
-        if (joinOption.address() != null) throw new IllegalArgumentException("--user-endpoint and --judge-endpoint run on this node: not with --join");
+        if (joinOption.address() != null) {
+            throw new IllegalArgumentException("with --join the worker nodes play the user and judge: set agentswarm.environments."
+                    + s.name() + ".user and .judge (endpoint, model) in their configuration instead of --user-endpoint/--judge-endpoint");
+        }
         return tau2.withModels(user, judge);
     }
 
@@ -115,14 +117,14 @@ public final class EvalCommand implements Callable<Integer> {
         if (endpoint == null || model == null || model.isBlank()) {
             throw new IllegalArgumentException(option + "-endpoint and " + option + "-model go together");
         }
-        return new OpenAiCompatiblePolicy(OpenAiSettings.of(java.net.URI.create(endpoint), model).withApiKeyFromEnvironment());
+        return OpenAiCompatiblePolicy.connect(java.net.URI.create(endpoint), model);
     }
 
     @Override
     public Integer call() throws Exception {
         if (tasks < 1 || samples < 1 || inflight < 1) throw new IllegalArgumentException("--tasks, --samples and --inflight must be >= 1");
         Config cfg = SwarmNode.loadConfig(config);
-        Suite s = withModels(SuiteCatalog.one(cfg, suite));
+        Suite s = withModels(SuiteCatalog.one(cfg, suite, OpenAiCompatiblePolicy::connect));
         Split which = Split.parse(split);
         List<Task> drawn = s.tasks(which, tasks);
         if (drawn.isEmpty()) throw new IllegalArgumentException("suite " + suite + " has no " + which.label() + " tasks");

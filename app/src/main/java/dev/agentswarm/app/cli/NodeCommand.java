@@ -13,6 +13,7 @@ import dev.agentswarm.environments.Suites;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
 import dev.agentswarm.workers.WorkerRegion;
+import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashSet;
@@ -112,7 +113,7 @@ public final class NodeCommand implements Callable<Integer> {
         SwarmNode node = SwarmNode.start(cfg, system -> {
             Policy policy = policy(system, nodeConfig);
             policyName[0] = policy.describe();
-            Suites suites = SuiteCatalog.fromConfig(nodeConfig);
+            Suites suites = SuiteCatalog.fromConfig(nodeConfig, OpenAiCompatiblePolicy::connect);
             return new EpisodeServices(policy, EpisodeRuns.nodeTools(nodeConfig, suites), suites);
         }, seedAddress);
         if (orchestrator) {

@@ -29,6 +29,7 @@ import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.testkit.RunRecorder;
 import dev.agentswarm.testkit.Trajectories;
 import dev.agentswarm.workers.EpisodeServices;
+import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -216,7 +217,7 @@ public final class RunCommand implements Callable<Integer> {
         if (embedded) cfg = policyOptions.embeddedConfig(cfg);
         Policy given = recording != null ? recording.policy() : embedded || join != null ? null : policyOptions.create(cfg);
         ToolRegistry nodeTools = recording != null ? recording.tools() : suite == null ? EpisodeRuns.nodeTools(cfg)
-                : EpisodeRuns.nodeTools(cfg, new Suites(List.of(SuiteCatalog.one(cfg, suite))));
+                : EpisodeRuns.nodeTools(cfg, new Suites(List.of(SuiteCatalog.one(cfg, suite, OpenAiCompatiblePolicy::connect))));
         Set<String> subAgentTools = new TreeSet<>(tools == null ? nodeTools.names() : tools);
         nodeTools.select(List.copyOf(subAgentTools)); // an unknown --tools name is bad input: say so before starting a node
         SwarmSettings settings = SwarmSettings.fromConfig(cfg, subAgentTools);

@@ -15,6 +15,7 @@ import dev.agentswarm.environments.SuiteCatalog;
 import dev.agentswarm.environments.Suites;
 import dev.agentswarm.environments.mcp.McpServers;
 import dev.agentswarm.environments.mcp.McpSettings;
+import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -53,8 +54,8 @@ public final class ToolsCommand implements Callable<Integer> {
     public Integer call() {
         Config cfg = SwarmNode.loadConfig(config);
         McpSettings settings = McpSettings.fromConfig(cfg); // bad configuration is refused before anything starts
-        Suites suites = suiteNames == null ? SuiteCatalog.fromConfig(cfg)
-                : new Suites(suiteNames.stream().map(n -> SuiteCatalog.one(cfg, n)).toList());
+        Suites suites = suiteNames == null ? SuiteCatalog.fromConfig(cfg, OpenAiCompatiblePolicy::connect)
+                : new Suites(suiteNames.stream().map(n -> SuiteCatalog.one(cfg, n, OpenAiCompatiblePolicy::connect)).toList());
         try (McpServers mcp = McpServers.start(settings, new SimpleMeterRegistry())) {
             ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites, mcp);
             Map<String, String> sources = sources(cfg, suites, mcp);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.typesafe.config.Config;
 import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.policy.ModelClients;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.EpisodeSpec;
@@ -76,23 +77,52 @@ public final class Tau2Suite implements Suite {
         this.judge = judge;
     }
 
-    /** The same suite with the user played by {@code user} and assertions graded by {@code judge} (either may be null). */
+    /** The same suite with the user played by {@code user} and assertions graded by {@code judge}; a null keeps the suite's own. */
     public Tau2Suite withModels(Policy user, Policy judge) {
-        return new Tau2Suite(name, domain, maxTurns, turnCredit, user, judge);
+        return new Tau2Suite(name, domain, maxTurns, turnCredit, user != null ? user : this.user, judge != null ? judge : this.judge);
     }
 
-    public static Tau2Suite retail(Config c) {
-        return new Tau2Suite(RETAIL, Tau2Domain.load(Tau2Domain.Kind.RETAIL, Path.of(c.getString("data-dir"))), c.getInt("max-turns"),
-                turnCredit(c));
+    public static Tau2Suite retail(Config c, ModelClients models) {
+        return fromConfig(RETAIL, Tau2Domain.Kind.RETAIL, c, models);
     }
 
-    public static Tau2Suite mock(Config c) {
-        return new Tau2Suite(MOCK, Tau2Domain.load(Tau2Domain.Kind.MOCK, Path.of(c.getString("data-dir"))), c.getInt("max-turns"), turnCredit(c));
+    public static Tau2Suite mock(Config c, ModelClients models) {
+        return fromConfig(MOCK, Tau2Domain.Kind.MOCK, c, models);
     }
 
-    public static Tau2Suite telecom(Config c) {
-        return new Tau2Suite(TELECOM, Tau2Domain.load(Tau2Domain.Kind.TELECOM, Path.of(c.getString("data-dir"))), c.getInt("max-turns"),
-                turnCredit(c));
+    public static Tau2Suite telecom(Config c, ModelClients models) {
+        return fromConfig(TELECOM, Tau2Domain.Kind.TELECOM, c, models);
+    }
+
+    /**
+     * A suite from its block; its {@code user} and {@code judge} blocks, when they name an endpoint and a
+     * model, are reached through {@code models} (so every node of a cluster plays the user the same way).
+     */
+    private static Tau2Suite fromConfig(String name, Tau2Domain.Kind kind, Config c, ModelClients models) {
+        Tau2Suite suite = new Tau2Suite(name, Tau2Domain.load(kind, Path.of(c.getString("data-dir"))), c.getInt("max-turns"), turnCredit(c));
+        Policy user = configuredModel(c, "user", models);
+        Policy judge = configuredModel(c, "judge", models);
+        return user == null && judge == null ? suite : suite.withModels(user, judge);
+    }
+
+    /** The model a block names ({@code endpoint} and {@code model} together), or null when it names none. */
+    static Policy configuredModel(Config c, String key, ModelClients models) {
+        if (!c.hasPath(key)) return null;
+        String endpoint = c.hasPath(key + ".endpoint") ? c.getString(key + ".endpoint").strip() : "";
+        String model = c.hasPath(key + ".model") ? c.getString(key + ".model").strip() : "";
+        if (endpoint.isEmpty() && model.isEmpty()) return null;
+        if (endpoint.isEmpty() || model.isEmpty()) {
+            throw new IllegalArgumentException(key + ".endpoint and " + key + ".model go together (got endpoint \"" + endpoint
+                    + "\", model \"" + model + "\")");
+        }
+        java.net.URI uri;
+        try {
+            uri = java.net.URI.create(endpoint);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(key + ".endpoint is not a URL: " + endpoint);
+        }
+        if (uri.getScheme() == null || !uri.getScheme().startsWith("http")) throw new IllegalArgumentException(key + ".endpoint is not an http(s) URL: " + endpoint);
+        return models.connect(uri, model);
     }
 
     private static boolean turnCredit(Config c) {

@@ -161,6 +161,35 @@ class Tau2ModelsTest {
         assertTrue(env.conversation().stream().filter(Tau2Message::error).allMatch(m -> m.content().startsWith("Error: ")));
     }
 
+    /** A node's configuration names the user's and the judge's models; every node building the suite reaches the same ones. */
+    @Test
+    void theSuitesConfigurationNamesTheUserAndJudgeModels() {
+        Path dir = Tau2GoldTest.shared("mock");
+        assumeTrue(dir != null, "../shared/data/tau2 is not beside the repository");
+        List<String> connected = new CopyOnWriteArrayList<>();
+        List<CompletionRequest> seen = new CopyOnWriteArrayList<>();
+        dev.agentswarm.core.policy.ModelClients clients = (endpoint, model) -> {
+            connected.add(model + "@" + endpoint);
+            return replying(seen, "I need a task created. ###STOP###");
+        };
+        com.typesafe.config.Config block = com.typesafe.config.ConfigFactory.parseString("data-dir = \"" + dir + "\", max-turns = 10, reward = tau2,"
+                + " user { endpoint = \"http://127.0.0.1:9/v1\", model = customer }, judge { endpoint = \"\", model = \"\" }");
+        Tau2Suite suite = Tau2Suite.mock(block, clients);
+        assertEquals(List.of("customer@http://127.0.0.1:9/v1"), connected, "no judge named: none connected");
+        TaskEnvironment env = suite.open(suite.tasks(Split.HELDOUT, 1).get(0), "ep-c");
+        assertTrue(env.partner().reply(env.partner().greeting()).toCompletableFuture().join().ends());
+        assertEquals(1, seen.size(), "the configured model plays the user");
+        assertTrue(seen.get(0).tools().stream().anyMatch(t -> t.name().equals("check_notifications")), "the mock user is offered its tools");
+
+        for (String bad : new String[] {"user { endpoint = \"http://127.0.0.1:9/v1\" }", "judge { model = m }", "user { endpoint = \"ftp://x\", model = m }"}) {
+            var e = assertThrows(IllegalArgumentException.class, () -> Tau2Suite.mock(com.typesafe.config.ConfigFactory.parseString(bad)
+                    .withFallback(block.withoutPath("user")), clients));
+            assertTrue(e.getMessage().contains("endpoint"), e.getMessage());
+        }
+        var none = assertThrows(IllegalArgumentException.class, () -> Tau2Suite.mock(block, dev.agentswarm.core.policy.ModelClients.NONE));
+        assertTrue(none.getMessage().contains("does not reach model endpoints"), none.getMessage());
+    }
+
     private static CompletableFuture<Completion> done(Completion c) {
         return CompletableFuture.completedFuture(c);
     }
@@ -225,7 +254,7 @@ class Tau2ModelsTest {
         RewardBreakdown full = all.score(stopped());
         assertEquals(1.25, full.total(), 1e-12, "τ²'s 1 plus 0.25 for every check");
         assertThrows(IllegalArgumentException.class, () -> Tau2Suite.retail(com.typesafe.config.ConfigFactory.parseString(
-                "data-dir = \"" + dir + "\", max-turns = 10, reward = dense")));
+                "data-dir = \"" + dir + "\", max-turns = 10, reward = dense"), dev.agentswarm.core.policy.ModelClients.NONE));
     }
 
     @Test

@@ -60,6 +60,11 @@ public final class OpenAiCompatiblePolicy implements Policy {
         this.endpoint = settings.chatCompletionsUri();
     }
 
+    /** A client for {@code model} at {@code endpoint} with the default timeouts and the key from {@code OPENAI_API_KEY} (a {@code ModelClients}). */
+    public static OpenAiCompatiblePolicy connect(java.net.URI endpoint, String model) {
+        return new OpenAiCompatiblePolicy(OpenAiSettings.of(endpoint, model).withApiKeyFromEnvironment());
+    }
+
     /** From the {@code agentswarm.policy.openai} block, taking the key from {@code OPENAI_API_KEY} if none is set. */
     public static OpenAiCompatiblePolicy fromConfig(Config root) {
         return new OpenAiCompatiblePolicy(OpenAiSettings.fromConfig(root).withApiKeyFromEnvironment());
