@@ -103,6 +103,13 @@ public final class Suites implements TaskEnvironments {
             for (Tool t : impls.values()) t.release(episodeId);
         }
 
+        /** Whichever suite answers: its arguments go unchecked only when each would take them so. */
+        @Override
+        public boolean checksOwnArguments() {
+            for (Tool t : impls.values()) if (!t.checksOwnArguments()) return false;
+            return true;
+        }
+
         /** Whichever suite answers: idempotent only when each would be (the caller's suite is not known here). */
         @Override
         public boolean idempotent(JsonNode arguments) {

@@ -33,6 +33,11 @@ public abstract class ForwardingTool implements Tool {
     }
 
     @Override
+    public boolean checksOwnArguments() {
+        return delegate.checksOwnArguments();
+    }
+
+    @Override
     public void release(String episodeId) {
         delegate.release(episodeId);
     }

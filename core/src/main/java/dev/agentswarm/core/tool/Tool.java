@@ -8,7 +8,7 @@ import java.util.function.Function;
 
 /**
  * A tool an episode may call. Arguments arrive already validated against
- * {@link ToolSpec#parameters()}; the result is the text the model reads. Implementations must not
+ * {@link ToolSpec#parameters()} (unless it {@linkplain #checksOwnArguments checks them itself}); the result is the text the model reads. Implementations must not
  * block the calling thread: blocking work goes to its own executor and comes back as a stage.
  * Throwing or failing the stage is fine: the episode turns it into an error observation.
  */
@@ -44,6 +44,16 @@ public interface Tool {
      * ({@code agentswarm.tools.NAME.idempotent}). Must be cheap and must not block.
      */
     default boolean idempotent(JsonNode arguments) {
+        return false;
+    }
+
+    /**
+     * Whether this tool answers arguments that do not fit its schema itself, so the executor passes them on
+     * unchecked (a JSON object still). For tools that reproduce a benchmark whose own tools see every call:
+     * τ²'s answer a missing or unexpected argument with Python's error, which its evaluator counts as a
+     * failed call. The default is false: the executor refuses such calls with the schema's violations.
+     */
+    default boolean checksOwnArguments() {
         return false;
     }
 

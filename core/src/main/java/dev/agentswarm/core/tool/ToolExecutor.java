@@ -125,7 +125,7 @@ public final class ToolExecutor {
             return done(result(call, "tool '" + name + "' expects a JSON object of arguments, got " + got + "\n"
                     + expected(name), ToolStatus.INVALID_ARGUMENTS, start));
         }
-        List<String> violations = JsonSchemaValidator.validate(tool.spec().parameters(), args, ARGUMENTS);
+        List<String> violations = tool.checksOwnArguments() ? List.of() : JsonSchemaValidator.validate(tool.spec().parameters(), args, ARGUMENTS);
         if (!violations.isEmpty()) {
             StringBuilder sb = new StringBuilder("invalid arguments for tool '").append(name).append("':");
             for (String v : violations) sb.append("\n- ").append(v);

@@ -125,6 +125,29 @@ class ToolExecutorTest {
         assertTrue(t.content().contains("- arguments.expression: expected string, got integer 3"), t.content());
     }
 
+    /** A tool that checks its own arguments (a benchmark's, answering as the benchmark does) gets them as they came, also through a wrapper. */
+    @Test
+    void aToolThatChecksItsOwnArgumentsGetsThemUnchecked() {
+        Tool strict = new CalculatorTool();
+        Tool own = new ForwardingTool(strict) {
+            @Override
+            public boolean checksOwnArguments() {
+                return true;
+            }
+
+            @Override
+            public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
+                return CompletableFuture.completedFuture("Error: got " + arguments);
+            }
+        };
+        Tool wrapped = new ForwardingTool(own) {};
+        ToolResult r = run(executor(wrapped), new ToolCall("c1", "calculator", Json.object().put("expr", 1)), CTX);
+        assertEquals(ToolStatus.OK, r.status());
+        assertEquals("Error: got {\"expr\":1}", r.content());
+        ToolResult notAnObject = run(executor(wrapped), new ToolCall("c1", "calculator", Json.MAPPER.getNodeFactory().textNode("1")), CTX);
+        assertEquals(ToolStatus.INVALID_ARGUMENTS, notAnObject.status(), "arguments are still a JSON object");
+    }
+
     @Test
     void timeoutCancelsTheToolsFuture() {
         CompletableFuture<String> never = new CompletableFuture<>();

@@ -212,6 +212,12 @@ final class Tau2Episode implements TaskEnvironment {
             return spec;
         }
 
+        /** τ²'s tools take any arguments and answer wrong ones with Python's error, which counts as a failed call. */
+        @Override
+        public boolean checksOwnArguments() {
+            return true;
+        }
+
         @Override
         public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
             synchronized (Tau2Episode.this) {

@@ -257,6 +257,23 @@ class Tau2ModelsTest {
                 "data-dir = \"" + dir + "\", max-turns = 10, reward = dense"), dev.agentswarm.core.policy.ModelClients.NONE));
     }
 
+    /**
+     * A call with arguments that do not fit reaches τ²'s tool through the episode's executor, as in τ²: the
+     * answer is Python's error and the conversation records a failed call (which τ²'s error limit counts).
+     */
+    @Test
+    void badArgumentsGetTau2sOwnAnswerAndCountAsAFailedCall() {
+        Tau2Suite suite = retail();
+        Tau2Episode env = (Tau2Episode) suite.open(suite.tasks(Split.HELDOUT, 1).get(0), "ep-b");
+        var executor = new dev.agentswarm.core.tool.ToolExecutor(dev.agentswarm.core.tool.ToolRegistry.of(env.tools()), 8000, 5000);
+        var missing = executor.execute(new ToolCall("c1", "get_order_details", read("{}")), null).toCompletableFuture().join();
+        assertEquals("Error: RetailTools.get_order_details() missing 1 required positional argument: 'order_id'", missing.content());
+        var extra = executor.execute(new ToolCall("c2", "get_order_details", read("{\"order_id\": \"#W1\", \"verbose\": true}")), null)
+                .toCompletableFuture().join();
+        assertEquals("Error: RetailTools.get_order_details() got an unexpected keyword argument 'verbose'", extra.content());
+        assertEquals(2, env.conversation().stream().filter(Tau2Message::error).count());
+    }
+
     @Test
     void tenFailedToolCallsEndTheRunForTau2AndEarnNothing() {
         Tau2Suite suite = suite(Tau2Suite.MOCK, Tau2Domain.Kind.MOCK);
