@@ -133,6 +133,17 @@ class SuiteEpisodeTest {
         Trajectory w = EpisodeHarness.on(kit, wrong, ToolRegistry.of(suites.tools()), suites).runAll(List.of("talk-2"), List.of(task), spec).get(0);
         assertEquals(0.0, w.reward().components().get("db"), "a wrong status is a different database");
         assertEquals(0.0, w.reward().total());
+
+        // What the agent says in the turn that also calls a tool is said, for τ²'s communicate check as for τ².
+        Task told = mock.tasks(Split.HELDOUT, 100).stream().filter(x -> x.id().equals("tau2-mock-update_task_with_initialization_data"))
+                .findFirst().orElseThrow();
+        ScriptedPolicy saysAndCalls = ScriptedPolicy.texts(req -> req.turn() == 1
+                ? "The agent acknowledged the previous context, and the agent confirmed the task status was updated successfully.\n"
+                  + "<tool_call>\n{\"name\": \"update_task_status\", \"arguments\": {\"task_id\": \"task_2\", \"status\": \"completed\"}}\n</tool_call>"
+                : "Done.");
+        Trajectory c = EpisodeHarness.on(kit, saysAndCalls, ToolRegistry.of(suites.tools()), suites).runAll(List.of("talk-3"), List.of(told), spec).get(0);
+        assertEquals(1.0, c.reward().components().get("communicate"), c.reward().components().toString());
+        assertEquals(1.0, c.reward().total());
     }
 
     /** Every task's episode converses with {@code partner} and is scored nothing. */

@@ -344,6 +344,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
         if (!calls.isEmpty()) {
             if (parsed.hasErrors()) formatErrors++;
+            tellEnvironment(parsed.thought(), calls);
             return recordFirst ? recordThenRun(c, calls) : runTools(calls);
         }
         if (parsed.hasFinalAnswer() && !parsed.hasErrors()) {
@@ -355,6 +356,16 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         Message feedback = setup.format.formatFeedback(errors);
         observe(feedback.role(), feedback.content(), List.of(feedback), List.of(), timingSince(System.nanoTime()));
         return nextTurn();
+    }
+
+    /** The task's environment hears of the agent's calls before they run; its failure to listen does not stop the episode. */
+    private void tellEnvironment(String text, List<ToolCall> calls) {
+        if (environment == null) return;
+        try {
+            environment.agentCalls(text, calls);
+        } catch (RuntimeException e) {
+            getContext().getLog().warn("episode {}: its environment failed to take the turn's calls", request.episodeId(), e);
+        }
     }
 
     /** The calls as the answer: {@code [{"name": {arguments}}, ...]}, the form function-calling benchmarks decode calls into. */

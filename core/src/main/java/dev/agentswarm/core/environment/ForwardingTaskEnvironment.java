@@ -40,6 +40,11 @@ public abstract class ForwardingTaskEnvironment implements TaskEnvironment {
     }
 
     @Override
+    public void agentCalls(String text, java.util.List<dev.agentswarm.core.protocol.ToolCall> calls) {
+        delegate.agentCalls(text, calls);
+    }
+
+    @Override
     public RewardBreakdown score(Trajectory trajectory) {
         return delegate.score(trajectory);
     }

@@ -1,6 +1,7 @@
 package dev.agentswarm.core.environment;
 
 import dev.agentswarm.core.protocol.RewardBreakdown;
+import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.tool.Tool;
 import java.util.List;
@@ -49,6 +50,13 @@ public interface TaskEnvironment extends AutoCloseable {
     default ConversationPartner partner() {
         return null;
     }
+
+    /**
+     * The agent asked for {@code calls} (with {@code text}, the words that came with them, possibly empty),
+     * before any of them runs: an environment that keeps the conversation as a benchmark records it (τ²:
+     * one agent message with its text and calls, then their answers) sees the turn whole. Must not block.
+     */
+    default void agentCalls(String text, List<ToolCall> calls) {}
 
     /** Scores a finished episode; the breakdown keeps every component. */
     RewardBreakdown score(Trajectory trajectory);

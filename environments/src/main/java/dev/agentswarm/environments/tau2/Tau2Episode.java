@@ -38,6 +38,8 @@ final class Tau2Episode implements TaskEnvironment {
     /** Messages of the task's own history at the start of the log: not steps of this conversation. */
     private final int historySize;
     private int userCalls;
+    /** Calls of the agent already in the log with their turn's message ({@link #agentCalls}), waiting for their answers. */
+    private final java.util.Set<String> announced = new java.util.HashSet<>();
     /** Where the scripted user is in its task's actions. */
     private int nextUserAction;
 
@@ -70,6 +72,22 @@ final class Tau2Episode implements TaskEnvironment {
     @Override
     public ConversationPartner partner() {
         return partner;
+    }
+
+    /**
+     * The agent's turn as τ² records it: one message with its words and calls; each answer follows when its
+     * call runs. A call of a tool the agent does not have is answered here as τ²'s environment answers it
+     * (our executor refuses it before any tool sees it), and counts as a failed call.
+     */
+    @Override
+    public synchronized void agentCalls(String text, List<ToolCall> calls) {
+        List<Tau2Message.Call> recorded = calls.stream()
+                .map(c -> new Tau2Message.Call(c.id(), c.name(), c.arguments(), Tau2Message.Requestor.ASSISTANT)).toList();
+        log.add(new Tau2Message(Tau2Message.Role.ASSISTANT, text == null || text.isBlank() ? null : text, recorded, null, null, false));
+        for (Tau2Message.Call call : recorded) {
+            if (live.agent.isTool(call.name())) announced.add(call.id());
+            else log.add(Tau2Message.tool(call.id(), "Error: Tool '" + call.name() + "' not found.", Tau2Message.Requestor.ASSISTANT, true));
+        }
     }
 
     synchronized void agentSaid(String text) {
@@ -223,7 +241,7 @@ final class Tau2Episode implements TaskEnvironment {
             synchronized (Tau2Episode.this) {
                 String id = context == null || context.callId() == null ? "call-" + log.size() : context.callId();
                 Tau2Message.Call call = new Tau2Message.Call(id, spec.name(), arguments, Tau2Message.Requestor.ASSISTANT);
-                log.add(Tau2Message.calls(Tau2Message.Role.ASSISTANT, List.of(call)));
+                if (!announced.remove(id)) log.add(Tau2Message.calls(Tau2Message.Role.ASSISTANT, List.of(call))); // run outside an episode's turn
                 Tau2Environment.Response r = live.respond(call);
                 log.add(Tau2Message.tool(id, r.content(), Tau2Message.Requestor.ASSISTANT, r.error()));
                 return CompletableFuture.completedFuture(r.content());

@@ -274,6 +274,34 @@ class Tau2ModelsTest {
         assertEquals(2, env.conversation().stream().filter(Tau2Message::error).count());
     }
 
+    /**
+     * A turn with words and two calls is one agent message in τ²'s record, its answers after it (two steps, as
+     * τ² counts them); a call of a tool the agent lacks is answered with τ²'s error and counts as failed.
+     */
+    @Test
+    void anAgentTurnIsRecordedWholeAsTau2RecordsIt() {
+        Tau2Suite suite = retail();
+        Tau2Episode env = (Tau2Episode) suite.open(suite.tasks(Split.HELDOUT, 1).get(0), "ep-w");
+        int before = env.conversation().size();
+        List<ToolCall> calls = List.of(new ToolCall("a", "find_user_id_by_email", read("{\"email\": \"nobody@example.com\"}")),
+                new ToolCall("b", "fly_me_to_the_moon", read("{}")), new ToolCall("c", "list_all_product_types", read("{}")));
+        env.agentCalls("Let me look you up.", calls);
+        for (String id : List.of("a", "c")) {
+            ToolCall call = calls.stream().filter(x -> x.id().equals(id)).findFirst().orElseThrow();
+            env.tools().stream().filter(t -> t.name().equals(call.name())).findFirst().orElseThrow()
+                    .invoke(call.arguments(), new dev.agentswarm.core.tool.ToolContext("ep-w", 1, 0, id, 0)).toCompletableFuture().join();
+        }
+        List<Tau2Message> turn = env.conversation().subList(before, env.conversation().size());
+        assertEquals(4, turn.size(), turn.toString());
+        assertEquals("Let me look you up.", turn.get(0).content());
+        assertEquals(List.of("a", "b", "c"), turn.get(0).calls().stream().map(Tau2Message.Call::id).toList());
+        assertEquals(new Tau2Message(Tau2Message.Role.TOOL, "Error: Tool 'fly_me_to_the_moon' not found.", List.of(), "b",
+                Tau2Message.Requestor.ASSISTANT, true), turn.get(1));
+        assertEquals(List.of("a", "c"), turn.subList(2, 4).stream().map(Tau2Message::callId).toList());
+        assertTrue(turn.get(2).error(), "no such user: τ²'s error");
+        assertFalse(turn.get(3).error());
+    }
+
     @Test
     void tenFailedToolCallsEndTheRunForTau2AndEarnNothing() {
         Tau2Suite suite = suite(Tau2Suite.MOCK, Tau2Domain.Kind.MOCK);
