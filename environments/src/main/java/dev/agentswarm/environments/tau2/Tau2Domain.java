@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -77,6 +78,20 @@ public final class Tau2Domain {
                 yield env;
             }
         };
+    }
+
+    /** Where each task's gold actions leave the databases, as changes from the pristine ones, computed once per task. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Map<String, JsonNode>> goldChanges = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /**
+     * Whether {@code predicted} holds the databases {@code task}'s gold actions leave: its changes from the
+     * pristine databases against the gold's, which are the same for every episode of the task (so they are
+     * not replayed on a fresh copy of the databases each time).
+     */
+    boolean matchesGold(JsonNode task, Tau2Environment predicted) {
+        Map<String, JsonNode> gold = goldChanges.computeIfAbsent(task.path("id").asText(),
+                id -> Map.copyOf(Tau2Evaluator.goldState(task, this::fresh).changesFrom(db, userDb)));
+        return gold.equals(predicted.changesFrom(db, userDb));
     }
 
     /** The tasks of a split ({@code base} is all of them), in the order of tasks.json. */

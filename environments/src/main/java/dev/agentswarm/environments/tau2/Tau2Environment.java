@@ -147,6 +147,46 @@ public final class Tau2Environment {
         return agent.db.equals(other.agent.db) && (user == null ? other.user == null : other.user != null && user.db.equals(other.user.db));
     }
 
+    /**
+     * Where this environment's databases differ from {@code agentBase} and {@code userBase} (the domain's
+     * pristine ones): each path to a value that changed, appeared or went (then a missing node), objects
+     * compared key by key, anything else whole. Two environments grown from the same bases hold the same
+     * data exactly when their changes are equal.
+     */
+    Map<String, JsonNode> changesFrom(JsonNode agentBase, JsonNode userBase) {
+        Map<String, JsonNode> out = new java.util.HashMap<>();
+        java.util.ArrayList<String> path = new java.util.ArrayList<>();
+        path.add("agent");
+        diff(path, agentBase, agent.db, out);
+        if (user != null) {
+            path.set(0, "user");
+            diff(path, userBase, user.db, out);
+        }
+        return out;
+    }
+
+    /** The path is built into a string only where something changed: most of a database is walked and found equal. */
+    private static void diff(java.util.ArrayList<String> path, JsonNode base, JsonNode now, Map<String, JsonNode> out) {
+        if (base == now) return; // the same object: nothing changed
+        if (base != null && base.isObject() && now.isObject()) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = now.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                path.add(e.getKey());
+                diff(path, base.get(e.getKey()), e.getValue(), out);
+                path.remove(path.size() - 1);
+            }
+            for (Iterator<String> it = base.fieldNames(); it.hasNext(); ) {
+                String k = it.next();
+                if (now.has(k)) continue;
+                path.add(k);
+                out.put(String.join("\u0000", path), com.fasterxml.jackson.databind.node.MissingNode.getInstance());
+                path.remove(path.size() - 1);
+            }
+        } else if (base == null || !base.equals(now)) {
+            out.put(String.join("\u0000", path), now);
+        }
+    }
+
     /** addict's deep merge: objects merged key by key, anything else (lists included) replaced. */
     static ObjectNode merged(ObjectNode base, JsonNode patch) {
         ObjectNode out = base.deepCopy();

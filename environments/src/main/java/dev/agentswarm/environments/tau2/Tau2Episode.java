@@ -167,7 +167,7 @@ final class Tau2Episode implements TaskEnvironment {
     private Tau2Evaluator.Result grade(Trajectory trajectory) {
         List<Tau2Message> conversation = conversation();
         boolean stopped = trajectory.stopReason() == StopReason.USER_STOP && withinLimits(conversation, historySize, MAX_STEPS, MAX_ERRORS);
-        return Tau2Evaluator.evaluate(task, conversation, stopped, domain::fresh);
+        return Tau2Evaluator.evaluate(task, conversation, stopped, domain::fresh, domain::matchesGold);
     }
 
     /** τ²'s limits on a conversation: 200 steps (a message, or a turn's tool answers, each one step) and 10 failed tool calls. */

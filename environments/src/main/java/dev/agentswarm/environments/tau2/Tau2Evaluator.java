@@ -44,6 +44,15 @@ public final class Tau2Evaluator {
      * @param stopped whether the conversation ended by the user's or the agent's stop
      */
     public static Result evaluate(JsonNode task, List<Tau2Message> trajectory, boolean stopped, Supplier<Tau2Environment> fresh) {
+        return evaluate(task, trajectory, stopped, fresh, (t, predicted) -> predicted.sameState(goldState(t, fresh)));
+    }
+
+    /**
+     * As above, with {@code matchesGold} telling whether a replayed environment holds the databases the task's
+     * gold actions leave ({@link #goldState}); a domain answers it from what it kept of each task's gold.
+     */
+    public static Result evaluate(JsonNode task, List<Tau2Message> trajectory, boolean stopped, Supplier<Tau2Environment> fresh,
+                                  java.util.function.BiPredicate<JsonNode, Tau2Environment> matchesGold) {
         JsonNode criteria = task.path("evaluation_criteria");
         Set<String> basis = new HashSet<>();
         JsonNode basisNode = criteria.path("reward_basis");
@@ -65,17 +74,7 @@ public final class Tau2Evaluator {
             Tau2Environment predicted = fresh.get();
             predicted.setState(task.get("initial_state"), List.of());
             predicted.replay(trajectory);
-            Tau2Environment gold = fresh.get();
-            gold.setState(task.get("initial_state"), history(task));
-            for (JsonNode action : criteria.path("actions")) {
-                try {
-                    gold.makeToolCall(action.path("name").asText(), Tau2Message.Requestor.parse(action.path("requestor").asText("assistant")),
-                            action.path("arguments"));
-                } catch (RuntimeException e) {
-                    // τ² logs a failing gold action and goes on: some are meant to fail (an order that cannot be exchanged).
-                }
-            }
-            db = predicted.sameState(gold) ? 1 : 0;
+            db = matchesGold.test(task, predicted) ? 1 : 0;
             for (JsonNode a : criteria.path("env_assertions")) {
                 assertionsTotal++;
                 if (holds(predicted, a)) assertionsMet++;
@@ -102,6 +101,21 @@ public final class Tau2Evaluator {
         Double result = needsJudge && reward > 0 ? null : reward;
         return new Result(c, skipped, result, actionChecks, communicateChecks, new TurnCredit.Checks(assertionsMet, assertionsTotal),
                 noEnvCheck ? TurnCredit.Checks.NONE : TurnCredit.Checks.of(db == 1));
+    }
+
+    /** The environment as the task's gold actions leave it: its initial state, then each action (their failures ignored). */
+    static Tau2Environment goldState(JsonNode task, Supplier<Tau2Environment> fresh) {
+        Tau2Environment gold = fresh.get();
+        gold.setState(task.get("initial_state"), history(task));
+        for (JsonNode action : task.path("evaluation_criteria").path("actions")) {
+            try {
+                gold.makeToolCall(action.path("name").asText(), Tau2Message.Requestor.parse(action.path("requestor").asText("assistant")),
+                        action.path("arguments"));
+            } catch (RuntimeException e) {
+                // τ² logs a failing gold action and goes on: some are meant to fail (an order that cannot be exchanged).
+            }
+        }
+        return gold;
     }
 
     /**

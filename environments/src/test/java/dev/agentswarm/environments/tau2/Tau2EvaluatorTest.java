@@ -1,7 +1,9 @@
 package dev.agentswarm.environments.tau2;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentswarm.core.json.Json;
@@ -51,6 +53,31 @@ class Tau2EvaluatorTest {
 
     private static Tau2Evaluator.Result grade(boolean stopped, String... steps) {
         return Tau2Evaluator.evaluate(read(TASK), conversation(steps), stopped, FRESH);
+    }
+
+    /** Changes from the pristine databases tell two environments apart exactly as their equality does. */
+    @Test
+    void changesFromThePristineDatabasesTellEnvironmentsApartAsEqualityDoes() {
+        Tau2Environment base = FRESH.get();
+        Tau2Environment a = FRESH.get();
+        Tau2Environment b = FRESH.get();
+        assertEquals(java.util.Map.of(), a.changesFrom(base.agent.db, null));
+        String cancel = "{\"order_id\": \"#W1\", \"reason\": \"no longer needed\"}";
+        a.respond(new Tau2Message.Call("x", "cancel_pending_order", read(cancel), Tau2Message.Requestor.ASSISTANT));
+        assertFalse(a.changesFrom(base.agent.db, null).equals(b.changesFrom(base.agent.db, null)), "a write is a change");
+        b.respond(new Tau2Message.Call("y", "cancel_pending_order", read(cancel), Tau2Message.Requestor.ASSISTANT));
+        assertEquals(a.changesFrom(base.agent.db, null), b.changesFrom(base.agent.db, null), "the same write, the same changes");
+        assertTrue(a.sameState(b));
+        for (JsonNode v : List.of(Json.MAPPER.getNodeFactory().textNode("1"), Json.MAPPER.getNodeFactory().numberNode(1.0))) {
+            a.agent.db.put("extra", 1);
+            b.agent.db.set("extra", v);
+            assertFalse(a.changesFrom(base.agent.db, null).equals(b.changesFrom(base.agent.db, null)), "1 is not " + v);
+            assertFalse(a.sameState(b));
+        }
+        b.agent.db.remove("extra");
+        a.agent.db.remove("extra");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) b.agent.db.get("orders")).remove("#W1");
+        assertFalse(a.changesFrom(base.agent.db, null).equals(b.changesFrom(base.agent.db, null)), "a record gone is a change");
     }
 
     private static final String CANCEL = "cancel_pending_order {\"order_id\": \"#W1\", \"reason\": \"no longer needed\"}";
