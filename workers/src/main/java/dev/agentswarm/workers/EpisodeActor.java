@@ -344,7 +344,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
         if (!calls.isEmpty()) {
             if (parsed.hasErrors()) formatErrors++;
-            tellEnvironment(parsed.thought(), calls);
+            tellEnvironment(dev.agentswarm.core.format.ToolCallFormats.spoken(c, parsed), calls);
             return recordFirst ? recordThenRun(c, calls) : runTools(calls);
         }
         if (parsed.hasFinalAnswer() && !parsed.hasErrors()) {

@@ -37,6 +37,19 @@ public final class ToolCallFormats {
         return f;
     }
 
+    /**
+     * What a completion said for its reader to see: its answer, or the prose that came with its calls
+     * without the reasoning of a leading {@code <think>} block (the thought of a parse holds both; a
+     * conversation partner or a benchmark's record of the agent's words must not get the reasoning).
+     */
+    public static String spoken(dev.agentswarm.core.protocol.Completion completion, ParsedCompletion parsed) {
+        if (parsed.hasFinalAnswer()) return parsed.finalAnswer();
+        String thought = parsed.thought();
+        String think = FormatSupport.splitThink(completion.text(), null).think().strip();
+        if (think.isEmpty() || !thought.startsWith(think)) return thought;
+        return thought.substring(think.length()).strip();
+    }
+
     /** Every format, in a stable order. */
     public static List<ToolCallFormat> all() {
         return List.copyOf(BY_NAME.values());

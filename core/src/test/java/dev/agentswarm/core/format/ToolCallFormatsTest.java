@@ -34,4 +34,24 @@ class ToolCallFormatsTest {
                 ToolCallFormats.all().stream().map(ToolCallFormat::name).toList());
         assertEquals(List.of("hermes", "react", "openai", "json-plan"), ToolCallFormats.names());
     }
+
+    /** The words meant for the reader leave the reasoning out, in text calls and native calls alike. */
+    @Test
+    void spokenWordsLeaveTheReasoningOut() {
+        var hermes = ToolCallFormats.byName("hermes");
+        var text = dev.agentswarm.core.protocol.Completion.ofText(
+                "<think>they want the order</think>Let me check.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {}}\n</tool_call>", 1, 1);
+        var f = new dev.agentswarm.core.protocol.ToolSpec("f", "f", dev.agentswarm.core.json.Json.object().put("type", "object"));
+        ParsedCompletion parsed = hermes.parse(text, List.of(f));
+        assertEquals("they want the order\nLet me check.", parsed.thought());
+        assertEquals("Let me check.", ToolCallFormats.spoken(text, parsed));
+
+        var openai = ToolCallFormats.byName("openai");
+        var nativeCall = new dev.agentswarm.core.protocol.Completion("hm</think>One moment.", List.of(new dev.agentswarm.core.protocol.ToolCall(
+                "c", "f", dev.agentswarm.core.json.Json.MAPPER.getNodeFactory().textNode("{}"))), null, null, null, 0, 1, 1);
+        ParsedCompletion p2 = openai.parse(nativeCall, List.of(f));
+        assertEquals("One moment.", ToolCallFormats.spoken(nativeCall, p2));
+        var plain = dev.agentswarm.core.protocol.Completion.ofText("Sure.", 1, 1);
+        assertEquals("Sure.", ToolCallFormats.spoken(plain, openai.parse(plain, List.of(f))) + "");
+    }
 }

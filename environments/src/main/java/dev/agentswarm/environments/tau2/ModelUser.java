@@ -2,6 +2,10 @@ package dev.agentswarm.environments.tau2;
 
 import dev.agentswarm.core.concurrent.Stages;
 import dev.agentswarm.core.environment.ConversationPartner;
+import dev.agentswarm.core.format.OpenAiToolCallsFormat;
+import dev.agentswarm.core.format.ParsedCompletion;
+import dev.agentswarm.core.format.ToolCallFormat;
+import dev.agentswarm.core.format.ToolCallFormats;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.CompletionRequest;
@@ -24,6 +28,9 @@ import java.util.concurrent.CompletionStage;
  * user's, and their answers come back to it until it speaks to the agent (the agent never sees them).
  */
 final class ModelUser implements ConversationPartner {
+
+    /** How the user model's answers are read: native tool calls (or calls left in the text), as an OpenAI-compatible server gives them. */
+    private static final ToolCallFormat CALLS = ToolCallFormats.byName(OpenAiToolCallsFormat.NAME);
 
     static final List<String> STOP_TOKENS = List.of("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###");
 
@@ -71,7 +78,6 @@ final class ModelUser implements ConversationPartner {
     /** The conversation from the user's side: the agent's texts as user messages, its own replies and calls as assistant messages. */
     private final List<Message> history = new ArrayList<>();
     private int requests;
-    private int callIds;
 
     ModelUser(Policy policy, String scenario, Tau2Episode episode, String episodeId, SamplingParams sampling) {
         this.policy = policy;
@@ -107,20 +113,33 @@ final class ModelUser implements ConversationPartner {
             messages.addAll(history);
             request = new CompletionRequest(episodeId + "/user", ++requests, messages, tools, tools.isEmpty() ? "none" : "auto", sampling);
         }
-        Stages.direct(policy.complete(request)).whenComplete((c, error) -> {
+        CompletableFuture<Completion> answer = Stages.direct(policy.complete(request));
+        reply.whenComplete((r, e) -> answer.cancel(true)); // the episode gave up the wait: so does the request
+        answer.whenComplete((c, error) -> {
             if (reply.isDone()) return; // the episode ended meanwhile: nothing more happens on its phone
             try {
-                if (error != null) reply.completeExceptionally(error);
-                else if (!tools.isEmpty() && !c.toolCalls().isEmpty()) useTools(c, reply);
-                else reply.complete(said(c));
+                if (error != null) {
+                    reply.completeExceptionally(error);
+                    return;
+                }
+                // Read as the agent's answers are read: arguments decoded from their JSON text, ids made unique, reasoning apart.
+                ParsedCompletion parsed = CALLS.parse(c, tools);
+                if (!tools.isEmpty() && !c.toolCalls().isEmpty()) {
+                    if (parsed.toolCalls().isEmpty()) {
+                        throw new IllegalStateException("the user model's tool calls could not be read: " + String.join("; ", parsed.errors()));
+                    }
+                    useTools(ToolCallFormats.spoken(c, parsed), parsed.toolCalls(), reply);
+                } else {
+                    reply.complete(said(ToolCallFormats.spoken(c, parsed)));
+                }
             } catch (RuntimeException e) {
                 reply.completeExceptionally(e);
             }
         });
     }
 
-    private Reply said(Completion c) {
-        String text = c.text() == null ? "" : c.text().strip();
+    private Reply said(String words) {
+        String text = words == null ? "" : words.strip();
         if (text.isEmpty()) throw new IllegalStateException("the user model answered nothing");
         synchronized (this) {
             history.add(Message.assistant(text));
@@ -130,15 +149,7 @@ final class ModelUser implements ConversationPartner {
     }
 
     /** The user's calls run on its side, as τ² runs them; past τ²'s step or error limits the conversation cannot go on. */
-    private void useTools(Completion c, CompletableFuture<Reply> reply) {
-        List<ToolCall> calls = new ArrayList<>();
-        synchronized (this) {
-            for (ToolCall call : c.toolCalls()) {
-                String id = call.id() == null || call.id().isBlank() ? "user-call-" + callIds++ : call.id();
-                calls.add(new ToolCall(id, call.name(), call.arguments()));
-            }
-        }
-        String text = c.text() == null ? "" : c.text().strip();
+    private void useTools(String text, List<ToolCall> calls, CompletableFuture<Reply> reply) {
         List<String> answers = episode.userCalled(text, calls);
         synchronized (this) {
             history.add(Message.assistant(text, calls));

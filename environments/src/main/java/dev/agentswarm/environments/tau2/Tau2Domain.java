@@ -80,8 +80,12 @@ public final class Tau2Domain {
         };
     }
 
-    /** Where each task's gold actions leave the databases, as changes from the pristine ones, computed once per task. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Map<String, JsonNode>> goldChanges = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Where each task's gold actions leave the databases, as changes from the pristine ones, computed once per
+     * task: keyed by what decides them (the task's initial state and gold actions, compared by content), so a
+     * task that differs from another of its id (another node's copy of the data) is not graded by its gold.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<List<JsonNode>, Map<String, JsonNode>> goldChanges = new java.util.concurrent.ConcurrentHashMap<>();
 
     /**
      * Whether {@code predicted} holds the databases {@code task}'s gold actions leave: its changes from the
@@ -89,8 +93,9 @@ public final class Tau2Domain {
      * not replayed on a fresh copy of the databases each time).
      */
     boolean matchesGold(JsonNode task, Tau2Environment predicted) {
-        Map<String, JsonNode> gold = goldChanges.computeIfAbsent(task.path("id").asText(),
-                id -> Map.copyOf(Tau2Evaluator.goldState(task, this::fresh).changesFrom(db, userDb)));
+        List<JsonNode> key = List.of(task.path("initial_state"), task.path("evaluation_criteria").path("actions"));
+        Map<String, JsonNode> gold = goldChanges.computeIfAbsent(key,
+                k -> Map.copyOf(Tau2Evaluator.goldState(task, this::fresh).changesFrom(db, userDb)));
         return gold.equals(predicted.changesFrom(db, userDb));
     }
 

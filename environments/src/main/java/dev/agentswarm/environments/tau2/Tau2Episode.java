@@ -38,8 +38,13 @@ final class Tau2Episode implements TaskEnvironment {
     /** Messages of the task's own history at the start of the log: not steps of this conversation. */
     private final int historySize;
     private int userCalls;
-    /** Calls of the agent already in the log with their turn's message ({@link #agentCalls}), waiting for their answers. */
-    private final java.util.Set<String> announced = new java.util.HashSet<>();
+    /** The agent's turn whose calls are running: its message's place in the log, its calls in order, answers not yet logged. */
+    private int turnMessage = -1;
+    private List<Tau2Message.Call> turnCalls = List.of();
+    private final Map<String, Tau2Message> turnAnswers = new java.util.HashMap<>();
+    private int turnLogged;
+    /** The episode is over: nothing more runs on its environment. */
+    private boolean closed;
     /** Where the scripted user is in its task's actions. */
     private int nextUserAction;
 
@@ -75,26 +80,63 @@ final class Tau2Episode implements TaskEnvironment {
     }
 
     /**
-     * The agent's turn as τ² records it: one message with its words and calls; each answer follows when its
-     * call runs. A call of a tool the agent does not have is answered here as τ²'s environment answers it
-     * (our executor refuses it before any tool sees it), and counts as a failed call.
+     * The agent's turn as τ² records it: one message with its words and calls, then each call's answer in the
+     * calls' order as they come. A call of a tool the agent does not have is answered here as τ²'s environment
+     * answers it (our executor refuses it before any tool sees it), and counts as a failed call.
      */
     @Override
     public synchronized void agentCalls(String text, List<ToolCall> calls) {
-        List<Tau2Message.Call> recorded = calls.stream()
-                .map(c -> new Tau2Message.Call(c.id(), c.name(), c.arguments(), Tau2Message.Requestor.ASSISTANT)).toList();
-        log.add(new Tau2Message(Tau2Message.Role.ASSISTANT, text == null || text.isBlank() ? null : text, recorded, null, null, false));
-        for (Tau2Message.Call call : recorded) {
-            if (live.agent.isTool(call.name())) announced.add(call.id());
-            else log.add(Tau2Message.tool(call.id(), "Error: Tool '" + call.name() + "' not found.", Tau2Message.Requestor.ASSISTANT, true));
+        closeTurn();
+        turnCalls = calls.stream().map(c -> new Tau2Message.Call(c.id(), c.name(), c.arguments(), Tau2Message.Requestor.ASSISTANT)).toList();
+        turnMessage = log.size();
+        log.add(new Tau2Message(Tau2Message.Role.ASSISTANT, text == null || text.isBlank() ? null : text, turnCalls, null, null, false));
+        for (Tau2Message.Call call : turnCalls) {
+            if (!live.agent.isTool(call.name())) {
+                turnAnswers.put(call.id(), Tau2Message.tool(call.id(), "Error: Tool '" + call.name() + "' not found.", Tau2Message.Requestor.ASSISTANT, true));
+            }
+        }
+        logAnswersInOrder();
+    }
+
+    private void logAnswersInOrder() {
+        while (turnLogged < turnCalls.size() && turnAnswers.containsKey(turnCalls.get(turnLogged).id())) {
+            log.add(turnAnswers.remove(turnCalls.get(turnLogged++).id()));
         }
     }
 
+    /**
+     * Ends the agent's turn before anything else is recorded: calls that never ran (the executor refused
+     * them, a resumed episode did not run them again) leave the turn's message, so the record holds what
+     * ran on this environment and nothing the grading's replay would run that did not; the answers held
+     * behind them follow in order.
+     */
+    private void closeTurn() {
+        if (turnMessage < 0) return;
+        if (turnLogged < turnCalls.size()) {
+            List<Tau2Message.Call> ran = new ArrayList<>(turnCalls.subList(0, turnLogged));
+            for (Tau2Message.Call c : turnCalls.subList(turnLogged, turnCalls.size())) {
+                Tau2Message answer = turnAnswers.remove(c.id());
+                if (answer == null) continue;
+                ran.add(c);
+                log.add(answer);
+            }
+            Tau2Message m = log.get(turnMessage);
+            if (ran.isEmpty() && m.content() == null) log.remove(turnMessage); // nothing after it: no answer was logged
+            else log.set(turnMessage, new Tau2Message(m.role(), m.content(), ran, null, null, false));
+        }
+        turnMessage = -1;
+        turnCalls = List.of();
+        turnAnswers.clear();
+        turnLogged = 0;
+    }
+
     synchronized void agentSaid(String text) {
+        closeTurn();
         log.add(Tau2Message.text(Tau2Message.Role.ASSISTANT, text));
     }
 
     synchronized void userSaid(String text) {
+        closeTurn();
         log.add(Tau2Message.text(Tau2Message.Role.USER, text));
     }
 
@@ -128,6 +170,8 @@ final class Tau2Episode implements TaskEnvironment {
      * each answer. The answers, in order.
      */
     synchronized List<String> userCalled(String text, List<ToolCall> calls) {
+        if (closed) throw new IllegalStateException("the episode is over: the user's calls do not run");
+        closeTurn();
         List<Tau2Message.Call> recorded = calls.stream()
                 .map(c -> new Tau2Message.Call(c.id(), c.name(), c.arguments(), Tau2Message.Requestor.USER)).toList();
         log.add(new Tau2Message(Tau2Message.Role.USER, text == null || text.isEmpty() ? null : text, recorded, null, null, false));
@@ -147,6 +191,7 @@ final class Tau2Episode implements TaskEnvironment {
 
     /** The conversation so far, as τ² records it. */
     synchronized List<Tau2Message> conversation() {
+        closeTurn();
         return List.copyOf(log);
     }
 
@@ -215,7 +260,9 @@ final class Tau2Episode implements TaskEnvironment {
     }
 
     @Override
-    public void close() {}
+    public synchronized void close() {
+        closed = true;
+    }
 
     /** An agent tool of the domain, answered by this episode's environment as τ² answers it ("Error: ..." included). */
     private final class AgentTool implements Tool {
@@ -241,9 +288,19 @@ final class Tau2Episode implements TaskEnvironment {
             synchronized (Tau2Episode.this) {
                 String id = context == null || context.callId() == null ? "call-" + log.size() : context.callId();
                 Tau2Message.Call call = new Tau2Message.Call(id, spec.name(), arguments, Tau2Message.Requestor.ASSISTANT);
-                if (!announced.remove(id)) log.add(Tau2Message.calls(Tau2Message.Role.ASSISTANT, List.of(call))); // run outside an episode's turn
+                boolean ofTheTurn = turnCalls.stream().skip(turnLogged).anyMatch(c -> c.id().equals(id) && !turnAnswers.containsKey(id));
+                if (!ofTheTurn) { // a call outside an episode's turn (tests, the oracle's own runs): its own message
+                    closeTurn();
+                    log.add(Tau2Message.calls(Tau2Message.Role.ASSISTANT, List.of(call)));
+                }
                 Tau2Environment.Response r = live.respond(call);
-                log.add(Tau2Message.tool(id, r.content(), Tau2Message.Requestor.ASSISTANT, r.error()));
+                Tau2Message answer = Tau2Message.tool(id, r.content(), Tau2Message.Requestor.ASSISTANT, r.error());
+                if (ofTheTurn) {
+                    turnAnswers.put(id, answer);
+                    logAnswersInOrder();
+                } else {
+                    log.add(answer);
+                }
                 return CompletableFuture.completedFuture(r.content());
             }
         }

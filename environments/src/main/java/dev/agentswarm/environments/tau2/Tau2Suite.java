@@ -108,6 +108,9 @@ public final class Tau2Suite implements Suite {
     /** The model a block names ({@code endpoint} and {@code model} together), or null when it names none. */
     static Policy configuredModel(Config c, String key, ModelClients models) {
         if (!c.hasPath(key)) return null;
+        if (c.getValue(key).valueType() != com.typesafe.config.ConfigValueType.OBJECT) {
+            throw new IllegalArgumentException(key + " must be a block { endpoint = URL, model = NAME }, got " + c.getValue(key).render());
+        }
         String endpoint = c.hasPath(key + ".endpoint") ? c.getString(key + ".endpoint").strip() : "";
         String model = c.hasPath(key + ".model") ? c.getString(key + ".model").strip() : "";
         if (endpoint.isEmpty() && model.isEmpty()) return null;

@@ -73,7 +73,17 @@ class Tau2GoldTest {
         for (JsonNode task : mock.tasks("base")) {
             Tau2Evaluator.Result r = Tau2Evaluator.evaluate(task, goldConversation(mock, task), true, mock::fresh);
             rewards.put(task.path("id").asText(), r.reward());
+            Tau2Evaluator.Result kept = Tau2Evaluator.evaluate(task, goldConversation(mock, task), true, mock::fresh, mock::matchesGold);
+            assertEquals(r.components(), kept.components(), "the kept gold grades as the replayed gold: " + task.path("id").asText());
         }
+        // Another copy of a task under the same id (another node's data) is graded by its own gold.
+        JsonNode update = mock.task("update_task_1");
+        com.fasterxml.jackson.databind.node.ObjectNode other = update.deepCopy();
+        ((com.fasterxml.jackson.databind.node.ObjectNode) other.path("evaluation_criteria").path("actions").get(0).path("arguments"))
+                .put("status", "pending");
+        List<Tau2Message> done = goldConversation(mock, update);
+        assertEquals(1.0, Tau2Evaluator.evaluate(update, done, true, mock::fresh, mock::matchesGold).components().get("db"));
+        assertEquals(0.0, Tau2Evaluator.evaluate(other, done, true, mock::fresh, mock::matchesGold).components().get("db"));
         Map<String, Double> expected = new TreeMap<>(Map.of("create_task_1", 1.0, "create_task_1_with_env_assertions", 1.0,
                 "create_task_1_nl_eval", 1.0, "update_task_1", 1.0, "update_task_with_message_history", 1.0,
                 "update_task_with_initialization_data", 0.0, "update_task_with_initialization_actions", 1.0,

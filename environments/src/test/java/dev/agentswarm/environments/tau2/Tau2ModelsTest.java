@@ -95,12 +95,15 @@ class Tau2ModelsTest {
         Policy phoneUser = request -> {
             seen.add(request);
             Message last = request.messages().get(request.messages().size() - 1);
-            if (last.role() == Role.TOOL) return done(Completion.ofText("Done, my phone says: " + last.content(), 5, 5));
+            if (last.role() == Role.TOOL) {
+                return done(Completion.ofText("<think>what does it say?</think>Done, my phone says: " + last.content(), 5, 5));
+            }
             if (request.messages().size() == 2) return done(Completion.ofText("My mobile data does not work.", 5, 5));
             if (next[0] < userActions.size()) {
                 JsonNode a = userActions.get(next[0]++);
-                return done(new Completion("", List.of(new ToolCall(null, a.path("name").asText(), a.path("arguments"))), null, null,
-                        null, 0, 5, 5));
+                // arguments as an OpenAI-compatible server sends them: JSON in a string
+                JsonNode args = dev.agentswarm.core.json.Json.MAPPER.getNodeFactory().textNode(a.path("arguments").toString());
+                return done(new Completion("", List.of(new ToolCall(null, a.path("name").asText(), args)), null, null, null, 0, 5, 5));
             }
             return done(Completion.ofText("It works now, thanks! ###STOP###", 5, 5));
         };
@@ -119,7 +122,7 @@ class Tau2ModelsTest {
             if ("user".equals(a.path("requestor").asText())) {
                 int before = seen.size();
                 last = p.reply("Please run " + a.path("name").asText() + " on your phone.").toCompletableFuture().join();
-                assertTrue(last.text().startsWith("Done, my phone says: "), last.text());
+                assertTrue(last.text().startsWith("Done, my phone says: "), "the user's reasoning is not said: " + last.text());
                 assertEquals(before + 2, seen.size(), "one request for the call, one after its answer");
                 List<Message> after = seen.get(seen.size() - 1).messages();
                 assertEquals(Role.TOOL, after.get(after.size() - 1).role(), "the call's answer goes back to the user's model");
@@ -134,6 +137,7 @@ class Tau2ModelsTest {
         List<Tau2Message> userCalls = env.conversation().stream().filter(m -> m.role() == Tau2Message.Role.USER && m.hasCalls()).toList();
         assertEquals(userActions.size(), userCalls.size());
         assertTrue(userCalls.stream().allMatch(m -> m.calls().get(0).requestor() == Tau2Message.Requestor.USER));
+        assertTrue(userCalls.stream().allMatch(m -> m.calls().get(0).arguments().isObject()), "arguments decoded from their JSON text");
         RewardBreakdown r = env.score(stopped());
         assertEquals(1.0, r.total(), r.components().toString());
         assertEquals(1.0, r.components().get("env_assertion"));
@@ -181,7 +185,8 @@ class Tau2ModelsTest {
         assertEquals(1, seen.size(), "the configured model plays the user");
         assertTrue(seen.get(0).tools().stream().anyMatch(t -> t.name().equals("check_notifications")), "the mock user is offered its tools");
 
-        for (String bad : new String[] {"user { endpoint = \"http://127.0.0.1:9/v1\" }", "judge { model = m }", "user { endpoint = \"ftp://x\", model = m }"}) {
+        for (String bad : new String[] {"user { endpoint = \"http://127.0.0.1:9/v1\" }", "judge { model = m }", "user { endpoint = \"ftp://x\", model = m }",
+                "user = \"http://127.0.0.1:9/v1\""}) {
             var e = assertThrows(IllegalArgumentException.class, () -> Tau2Suite.mock(com.typesafe.config.ConfigFactory.parseString(bad)
                     .withFallback(block.withoutPath("user")), clients));
             assertTrue(e.getMessage().contains("endpoint"), e.getMessage());
@@ -275,8 +280,9 @@ class Tau2ModelsTest {
     }
 
     /**
-     * A turn with words and two calls is one agent message in τ²'s record, its answers after it (two steps, as
-     * τ² counts them); a call of a tool the agent lacks is answered with τ²'s error and counts as failed.
+     * A turn with words and calls is one agent message in τ²'s record, its answers after it in the calls' order
+     * (two steps, as τ² counts them); a call of a tool the agent lacks is answered with τ²'s error and counts as
+     * failed; a call that never ran (refused by the executor) leaves the record.
      */
     @Test
     void anAgentTurnIsRecordedWholeAsTau2RecordsIt() {
@@ -284,22 +290,28 @@ class Tau2ModelsTest {
         Tau2Episode env = (Tau2Episode) suite.open(suite.tasks(Split.HELDOUT, 1).get(0), "ep-w");
         int before = env.conversation().size();
         List<ToolCall> calls = List.of(new ToolCall("a", "find_user_id_by_email", read("{\"email\": \"nobody@example.com\"}")),
-                new ToolCall("b", "fly_me_to_the_moon", read("{}")), new ToolCall("c", "list_all_product_types", read("{}")));
+                new ToolCall("b", "fly_me_to_the_moon", read("{}")), new ToolCall("c", "list_all_product_types", read("{}")),
+                new ToolCall("d", "cancel_pending_order", read("{}")));
+        env.agentCalls("<not said>", List.of());
         env.agentCalls("Let me look you up.", calls);
-        for (String id : List.of("a", "c")) {
+        for (String id : List.of("c", "a")) { // answers come in any order; the record keeps the calls' order
             ToolCall call = calls.stream().filter(x -> x.id().equals(id)).findFirst().orElseThrow();
             env.tools().stream().filter(t -> t.name().equals(call.name())).findFirst().orElseThrow()
                     .invoke(call.arguments(), new dev.agentswarm.core.tool.ToolContext("ep-w", 1, 0, id, 0)).toCompletableFuture().join();
         }
         List<Tau2Message> turn = env.conversation().subList(before, env.conversation().size());
+        assertEquals(Tau2Message.text(Tau2Message.Role.ASSISTANT, "<not said>"), turn.get(0), "a turn without calls that ran keeps its words");
+        turn = turn.subList(1, turn.size());
         assertEquals(4, turn.size(), turn.toString());
         assertEquals("Let me look you up.", turn.get(0).content());
-        assertEquals(List.of("a", "b", "c"), turn.get(0).calls().stream().map(Tau2Message.Call::id).toList());
+        assertEquals(List.of("a", "b", "c"), turn.get(0).calls().stream().map(Tau2Message.Call::id).toList(), "d never ran: not recorded");
+        assertEquals(List.of("a", "b", "c"), turn.subList(1, 4).stream().map(Tau2Message::callId).toList());
+        assertTrue(turn.get(1).error(), "no such user: τ²'s error");
         assertEquals(new Tau2Message(Tau2Message.Role.TOOL, "Error: Tool 'fly_me_to_the_moon' not found.", List.of(), "b",
-                Tau2Message.Requestor.ASSISTANT, true), turn.get(1));
-        assertEquals(List.of("a", "c"), turn.subList(2, 4).stream().map(Tau2Message::callId).toList());
-        assertTrue(turn.get(2).error(), "no such user: τ²'s error");
+                Tau2Message.Requestor.ASSISTANT, true), turn.get(2));
         assertFalse(turn.get(3).error());
+        assertTrue(Tau2Episode.withinLimits(env.conversation(), 0, 200, 3), "two failed calls so far: a limit of three not reached");
+        assertFalse(Tau2Episode.withinLimits(env.conversation(), 0, 200, 2), "both count");
     }
 
     @Test
