@@ -58,22 +58,12 @@ class EvalCliTest {
         Path conf = dir.resolve("tau2.conf");
         Files.writeString(conf, "agentswarm.environments.tau2-retail.data-dir = \"" + data + "\"\n");
         java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
-        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        server.createContext("/v1/chat/completions", exchange -> {
-            String body = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            asked.add(body);
+        com.sun.net.httpserver.HttpServer server = standIn(asked, body -> {
             String text = body.contains("expectedOutcomes")
-                    ? "{\\\"results\\\": [{\\\"expectedOutcome\\\": \\\"x\\\", \\\"reasoning\\\": \\\"y\\\", \\\"metExpectation\\\": true}]}"
+                    ? "{\"results\": [{\"expectedOutcome\": \"x\", \"reasoning\": \"y\", \"metExpectation\": true}]}"
                     : body.contains("How can I help") && !body.contains("Done.") ? "I would like some help with my order." : "Thank you! ###STOP###";
-            byte[] answer = ("{\"id\": \"c\", \"object\": \"chat.completion\", \"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\","
-                    + " \"content\": \"" + text + "\"}, \"finish_reason\": \"stop\"}], \"usage\": {\"prompt_tokens\": 10, \"completion_tokens\": 5,"
-                    + " \"total_tokens\": 15}}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().set("Content-Type", "application/json");
-            exchange.sendResponseHeaders(200, answer.length);
-            exchange.getResponseBody().write(answer);
-            exchange.close();
+            return Json.object().put("role", "assistant").put("content", text);
         });
-        server.start();
         try {
             String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
             // The judge as every node's configuration names it, the user from the command line; train task 2 is gated by the judge.
@@ -100,6 +90,69 @@ class EvalCliTest {
                 "--judge-model", "j", "--out", dir.toString());
         assertNotEquals(0, other.exit());
         assertTrue(other.err().contains("τ² suites only"), other.err());
+    }
+
+    /**
+     * A telecom customer played by a model behind the OpenAI API: offered the phone's tools, its tool call (JSON
+     * text arguments, as servers send them) runs on the phone and the answer comes back to it as a tool message.
+     */
+    @Test
+    void aModelPlayedTelecomUserCallsItsPhoneToolsOverTheOpenAiApi(@TempDir Path dir) throws Exception {
+        String data = Files.isDirectory(Path.of("../../shared/data/tau2/telecom")) ? "../../shared/data/tau2/telecom" : "../shared/data/tau2/telecom";
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isDirectory(Path.of(data)), "../shared/data/tau2 is not beside the repository");
+        Path conf = dir.resolve("telecom.conf");
+        Files.writeString(conf, "agentswarm.environments.tau2-telecom.data-dir = \"" + data + "\"\n");
+        java.util.List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+        com.sun.net.httpserver.HttpServer server = standIn(asked, body -> {
+            JsonNode messages;
+            try {
+                messages = Json.parse(body).get("messages");
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            JsonNode last = messages.get(messages.size() - 1);
+            com.fasterxml.jackson.databind.node.ObjectNode m = Json.object().put("role", "assistant");
+            if ("tool".equals(last.path("role").asText())) return m.put("content", "My status bar shows it. Thanks! ###STOP###");
+            if (messages.size() == 2) return m.put("content", "My phone has no service.");
+            m.putNull("content");
+            m.putArray("tool_calls").addObject().put("id", "u1").put("type", "function").putObject("function")
+                    .put("name", "check_status_bar").put("arguments", "{}");
+            return m;
+        });
+        try {
+            String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
+            CliTest.Result r = swarm("eval", "--suite", "tau2-telecom", "--policy", "oracle", "--tasks", "2", "--config", conf.toString(),
+                    "--user-endpoint", url, "--user-model", "phone-user", "--out", dir.resolve("run").toString(), "--json");
+            assertEquals(0, r.exit(), r.err());
+            assertEquals(1.0, r.json().get("facts").get("answered").asDouble(), "every conversation was closed by the user: " + r.out());
+            assertTrue(asked.stream().anyMatch(b -> b.contains("\"check_status_bar\"") && b.contains("\"tools\"")), "the phone's tools are offered");
+            assertTrue(asked.stream().anyMatch(b -> b.contains("\"tool_call_id\":\"u1\"") && b.contains("Status Bar:")),
+                    "the call ran on the phone and its answer went back to the user model");
+        } finally {
+            server.stop(0);
+        }
+    }
+
+    /** An OpenAI-compatible stand-in: every request body is kept, and answered with the message {@code reply} makes of it. */
+    private static com.sun.net.httpserver.HttpServer standIn(java.util.List<String> asked,
+                                                              java.util.function.Function<String, JsonNode> reply) throws java.io.IOException {
+        com.sun.net.httpserver.HttpServer server = com.sun.net.httpserver.HttpServer.create(new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        server.createContext("/v1/chat/completions", exchange -> {
+            String body = new String(exchange.getRequestBody().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            asked.add(body);
+            com.fasterxml.jackson.databind.node.ObjectNode response = Json.object().put("id", "c").put("object", "chat.completion");
+            JsonNode message = reply.apply(body);
+            response.putArray("choices").addObject().put("index", 0).put("finish_reason", message.has("tool_calls") ? "tool_calls" : "stop")
+                    .set("message", message);
+            response.putObject("usage").put("prompt_tokens", 10).put("completion_tokens", 5).put("total_tokens", 15);
+            byte[] answer = Json.write(response).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, answer.length);
+            exchange.getResponseBody().write(answer);
+            exchange.close();
+        });
+        server.start();
+        return server;
     }
 
     @Test
