@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.DoubleNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.agentswarm.core.json.PythonText;
-import java.math.BigDecimal;
+import dev.agentswarm.core.json.PythonValues;
 import java.math.BigInteger;
 import java.util.Iterator;
 import java.util.Map;
@@ -48,58 +48,13 @@ final class BfclValues {
 
     /** Python's {@code a == b} for decoded values. */
     static boolean equal(JsonNode a, JsonNode b) {
-        PyType ta = typeOf(a);
-        PyType tb = typeOf(b);
-        if (numeric(ta) && numeric(tb)) return compareNumbers(a, b) == 0;
-        if (ta != tb) return false;
-        switch (ta) {
-            case STR:
-                return a.asText().equals(b.asText());
-            case NONE:
-                return true;
-            case LIST: {
-                if (a.size() != b.size()) return false;
-                for (int i = 0; i < a.size(); i++) if (!equal(a.get(i), b.get(i))) return false;
-                return true;
-            }
-            case DICT: {
-                if (a.size() != b.size()) return false;
-                for (Iterator<Map.Entry<String, JsonNode>> it = a.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    JsonNode other = b.get(e.getKey());
-                    if (other == null || !equal(e.getValue(), other)) return false;
-                }
-                return true;
-            }
-            default:
-                return false;
-        }
+        return PythonValues.equal(a, b);
     }
 
     /** Python's {@code value in candidates}. */
     static boolean in(JsonNode value, Iterable<JsonNode> candidates) {
         for (JsonNode c : candidates) if (equal(value, c)) return true;
         return false;
-    }
-
-    private static boolean numeric(PyType t) {
-        return t == PyType.INT || t == PyType.FLOAT || t == PyType.BOOL;
-    }
-
-    /** Exact comparison, as Python compares an int with a float; NaN equals nothing. */
-    private static int compareNumbers(JsonNode a, JsonNode b) {
-        BigDecimal x = exact(a);
-        BigDecimal y = exact(b);
-        if (x == null || y == null) return 1;
-        return x.compareTo(y);
-    }
-
-    private static BigDecimal exact(JsonNode n) {
-        if (n.isBoolean()) return n.booleanValue() ? BigDecimal.ONE : BigDecimal.ZERO;
-        if (n.isIntegralNumber()) return new BigDecimal(n.bigIntegerValue());
-        double d = n.doubleValue();
-        if (!Double.isFinite(d)) return null; // NaN equals nothing; infinities never occur in the data
-        return n.isBigDecimal() ? n.decimalValue() : new BigDecimal(d);
     }
 
     static JsonNode integer(BigInteger v) {

@@ -2,9 +2,9 @@ package dev.agentswarm.environments.tau2;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.json.PythonValues;
 import dev.agentswarm.core.reward.TurnCredit;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -172,27 +172,8 @@ public final class Tau2Evaluator {
             if (goldArgs.has(k)) theirs.put(k, goldArgs.get(k));
         }
         if (!mine.keySet().equals(theirs.keySet())) return false;
-        for (String k : mine.keySet()) if (!pythonEqual(mine.get(k), theirs.get(k))) return false;
+        for (String k : mine.keySet()) if (!PythonValues.equal(mine.get(k), theirs.get(k))) return false;
         return true;
-    }
-
-    /** Python's == on JSON values: numbers by value (1 == 1.0), everything else structurally. */
-    static boolean pythonEqual(JsonNode a, JsonNode b) {
-        if (a.isNumber() && b.isNumber()) return a.decimalValue().compareTo(b.decimalValue()) == 0;
-        if (a.isArray() && b.isArray()) {
-            if (a.size() != b.size()) return false;
-            for (int i = 0; i < a.size(); i++) if (!pythonEqual(a.get(i), b.get(i))) return false;
-            return true;
-        }
-        if (a.isObject() && b.isObject()) {
-            if (a.size() != b.size()) return false;
-            for (Iterator<String> it = a.fieldNames(); it.hasNext(); ) {
-                String k = it.next();
-                if (!b.has(k) || !pythonEqual(a.get(k), b.get(k))) return false;
-            }
-            return true;
-        }
-        return a.equals(b);
     }
 
     /** The required strings found in some agent message, lower-cased, the message without its commas (TurnCredit's rule). */
