@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.DoubleNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.agentswarm.core.json.PythonText;
-import dev.agentswarm.core.json.PythonValues;
+import dev.agentswarm.core.json.PythonEquality;
 import java.math.BigInteger;
 import java.util.Iterator;
 import java.util.Map;
@@ -48,7 +48,7 @@ final class BfclValues {
 
     /** Python's {@code a == b} for decoded values. */
     static boolean equal(JsonNode a, JsonNode b) {
-        return PythonValues.equal(a, b);
+        return PythonEquality.equal(a, b);
     }
 
     /** Python's {@code value in candidates}. */

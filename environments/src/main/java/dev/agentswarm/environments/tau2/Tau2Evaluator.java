@@ -2,7 +2,7 @@ package dev.agentswarm.environments.tau2;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.agentswarm.core.json.Json;
-import dev.agentswarm.core.json.PythonValues;
+import dev.agentswarm.core.json.PythonEquality;
 import dev.agentswarm.core.reward.TurnCredit;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -172,7 +172,7 @@ public final class Tau2Evaluator {
             if (goldArgs.has(k)) theirs.put(k, goldArgs.get(k));
         }
         if (!mine.keySet().equals(theirs.keySet())) return false;
-        for (String k : mine.keySet()) if (!PythonValues.equal(mine.get(k), theirs.get(k))) return false;
+        for (String k : mine.keySet()) if (!PythonEquality.equal(mine.get(k), theirs.get(k))) return false;
         return true;
     }
 

@@ -124,7 +124,7 @@ class Tau2EvaluatorTest {
         JsonNode any = read("{\"name\": \"transfer_to_human_agents\", \"arguments\": {\"summary\": \"s\"}, \"compare_args\": []}");
         assertEquals(true, Tau2Evaluator.matches(any, new Tau2Message.Call("c", "transfer_to_human_agents", read("{\"summary\": \"other\"}"),
                 Tau2Message.Requestor.ASSISTANT)));
-        assertEquals(true, dev.agentswarm.core.json.PythonValues.equal(read("1"), read("1.0")));
+        assertEquals(true, dev.agentswarm.core.json.PythonEquality.equal(read("1"), read("1.0")));
 
         JsonNode judged = read("{\"id\": \"j\", \"evaluation_criteria\": {\"actions\": [], \"nl_assertions\": [\"The agent was polite\"],"
                 + " \"reward_basis\": [\"DB\", \"NL_ASSERTION\"]}}");

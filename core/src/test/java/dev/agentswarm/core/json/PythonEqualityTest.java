@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
-class PythonValuesTest {
+class PythonEqualityTest {
 
     private static JsonNode v(String json) {
         try {
@@ -17,7 +17,7 @@ class PythonValuesTest {
     }
 
     private static boolean eq(String a, String b) {
-        return PythonValues.equal(v(a), v(b));
+        return PythonEquality.equal(v(a), v(b));
     }
 
     @Test
@@ -44,6 +44,6 @@ class PythonValuesTest {
         assertTrue(eq("{\"a\": 1, \"b\": [true]}", "{\"b\": [1], \"a\": 1.0}"), "dicts by key");
         assertFalse(eq("{\"a\": 1}", "{\"a\": 1, \"b\": 2}"));
         assertFalse(eq("[]", "{}"));
-        assertTrue(PythonValues.equal(null, Json.MAPPER.nullNode()), "missing is None");
+        assertTrue(PythonEquality.equal(null, Json.MAPPER.nullNode()), "missing is None");
     }
 }

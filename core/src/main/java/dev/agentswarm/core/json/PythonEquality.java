@@ -11,9 +11,9 @@ import java.util.Map;
  * NaN equal to nothing, a string only to a string, {@code None} only to {@code None}, lists element by
  * element, dicts key by key.
  */
-public final class PythonValues {
+public final class PythonEquality {
 
-    private PythonValues() {}
+    private PythonEquality() {}
 
     public static boolean equal(JsonNode a, JsonNode b) {
         boolean noneA = a == null || a.isNull() || a.isMissingNode();
