@@ -144,6 +144,15 @@ class SuiteEpisodeTest {
         Trajectory c = EpisodeHarness.on(kit, saysAndCalls, ToolRegistry.of(suites.tools()), suites).runAll(List.of("talk-3"), List.of(told), spec).get(0);
         assertEquals(1.0, c.reward().components().get("communicate"), c.reward().components().toString());
         assertEquals(1.0, c.reward().total());
+
+        // An agent stuck on a failing call is stopped where τ²'s orchestrator stops it: the tenth failed call, not max-turns.
+        ScriptedPolicy stuck = ScriptedPolicy.texts(req ->
+                "<tool_call>\n{\"name\": \"update_task_status\", \"arguments\": {\"task_id\": \"task_99\", \"status\": \"completed\"}}\n</tool_call>");
+        Trajectory s = EpisodeHarness.on(kit, stuck, ToolRegistry.of(suites.tools()), suites).runAll(List.of("talk-4"), List.of(task), spec).get(0);
+        assertEquals(StopReason.TASK_LIMIT, s.stopReason(), s.error());
+        assertEquals("τ²'s limit of 10 failed tool calls reached", s.error());
+        assertEquals(10, s.stats().toolCalls());
+        assertEquals(0.0, s.reward().total());
     }
 
     /** Every task's episode converses with {@code partner} and is scored nothing. */

@@ -358,6 +358,17 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         return nextTurn();
     }
 
+    /** Why the task's own rules end the episode now, or null; an environment that fails to say lets it go on. */
+    private String taskLimit() {
+        if (environment == null) return null;
+        try {
+            return environment.limitReached();
+        } catch (RuntimeException e) {
+            getContext().getLog().warn("episode {}: its environment failed to say whether a limit was reached", request.episodeId(), e);
+            return null;
+        }
+    }
+
     /** The task's environment hears of the agent's calls before they run; its failure to listen does not stop the episode. */
     private void tellEnvironment(String text, List<ToolCall> calls) {
         if (environment == null) return;
@@ -604,6 +615,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private Behavior<Command> nextTurn() {
+        String limit = taskLimit();
+        if (limit != null) return finish(StopReason.TASK_LIMIT, null, limit);
         if (System.nanoTime() >= deadlineAtNanos) return finish(StopReason.DEADLINE, null, null);
         if (policyTurns >= spec.maxTurns()) return finish(StopReason.MAX_TURNS, null, null);
         if (budgetUsed >= spec.tokenBudget()) return finish(StopReason.TOKEN_BUDGET, null, null);

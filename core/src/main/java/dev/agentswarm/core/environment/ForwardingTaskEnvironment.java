@@ -40,6 +40,11 @@ public abstract class ForwardingTaskEnvironment implements TaskEnvironment {
     }
 
     @Override
+    public String limitReached() {
+        return delegate.limitReached();
+    }
+
+    @Override
     public void agentCalls(String text, java.util.List<dev.agentswarm.core.protocol.ToolCall> calls) {
         delegate.agentCalls(text, calls);
     }

@@ -58,6 +58,14 @@ public interface TaskEnvironment extends AutoCloseable {
      */
     default void agentCalls(String text, List<ToolCall> calls) {}
 
+    /**
+     * Why the task's own rules end the episode now, or null to go on: asked before each policy turn (τ²'s
+     * orchestrator stops a conversation at 200 steps or 10 failed tool calls). Must be cheap and not block.
+     */
+    default String limitReached() {
+        return null;
+    }
+
     /** Scores a finished episode; the breakdown keeps every component. */
     RewardBreakdown score(Trajectory trajectory);
 

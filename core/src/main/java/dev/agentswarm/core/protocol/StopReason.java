@@ -10,6 +10,8 @@ public enum StopReason {
     MAX_TURNS,
     /** The episode's token budget ran out. */
     TOKEN_BUDGET,
+    /** The task's own rules ended it (τ²-bench's limits: 200 steps, or 10 failed tool calls); {@code error} says which. */
+    TASK_LIMIT,
     /** The episode's wall-clock deadline passed. */
     DEADLINE,
     /** The policy itself failed (server down, bad response) after its retries. */

@@ -156,8 +156,9 @@ final class ModelUser implements ConversationPartner {
             for (int i = 0; i < calls.size(); i++) history.add(Message.tool(calls.get(i).id(), calls.get(i).name(), answers.get(i)));
         }
         if (!episode.withinLimits()) {
-            throw new IllegalStateException("the simulated user used its tools past τ²'s limits (" + Tau2Episode.MAX_STEPS + " steps, "
-                    + Tau2Episode.MAX_ERRORS + " failed tool calls)");
+            // τ²'s run ends here: nothing more is said, and the episode stops at its next turn (TASK_LIMIT), earning nothing.
+            reply.complete(new Reply("", false));
+            return;
         }
         ask(reply);
     }

@@ -186,7 +186,14 @@ final class Tau2Episode implements TaskEnvironment {
 
     /** Whether the conversation so far is within τ²'s step and error limits. */
     synchronized boolean withinLimits() {
-        return withinLimits(log, historySize, MAX_STEPS, MAX_ERRORS);
+        return limitReached() == null;
+    }
+
+    /** τ²'s orchestrator would have ended the conversation here: the episode stops, and earns nothing. */
+    @Override
+    public synchronized String limitReached() {
+        closeTurn();
+        return limitReached(log, historySize, MAX_STEPS, MAX_ERRORS);
     }
 
     /** The conversation so far, as τ² records it. */
@@ -226,6 +233,11 @@ final class Tau2Episode implements TaskEnvironment {
      * came in that same step. The task's own history and the greeting are not steps.
      */
     static boolean withinLimits(List<Tau2Message> conversation, int historySize, int maxSteps, int maxErrors) {
+        return limitReached(conversation, historySize, maxSteps, maxErrors) == null;
+    }
+
+    /** Which of τ²'s limits ended the conversation ({@link #withinLimits}), or null. */
+    static String limitReached(List<Tau2Message> conversation, int historySize, int maxSteps, int maxErrors) {
         int steps = 0;
         int errors = 0;
         for (int i = historySize + 1; i < conversation.size(); i++) {
@@ -239,9 +251,10 @@ final class Tau2Episode implements TaskEnvironment {
                 continue; // on to the tools: no check in between
             }
             steps++;
-            if (steps >= maxSteps || errors >= maxErrors) return false;
+            if (steps >= maxSteps) return "τ²'s limit of " + maxSteps + " steps reached";
+            if (errors >= maxErrors) return "τ²'s limit of " + maxErrors + " failed tool calls reached";
         }
-        return true;
+        return null;
     }
 
     /** The components; {@code judged} is the judge's verdict on the assertions where it was asked, else null. */

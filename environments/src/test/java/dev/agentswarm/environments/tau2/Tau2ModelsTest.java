@@ -143,7 +143,7 @@ class Tau2ModelsTest {
         assertEquals(1.0, r.components().get("env_assertion"));
     }
 
-    /** A user model that keeps calling a tool that fails is stopped at τ²'s ten errors: the reply fails, nothing is earned. */
+    /** A user model that keeps calling a tool that fails is stopped at τ²'s ten errors: the episode ends there, earning nothing. */
     @Test
     void aUserModelStuckOnFailingCallsEndsTheConversation() {
         Tau2Suite suite = suite(Tau2Suite.TELECOM, Tau2Domain.Kind.TELECOM);
@@ -157,9 +157,9 @@ class Tau2ModelsTest {
         };
         Tau2Episode env = (Tau2Episode) suite.withModels(stuck, null).open(task, "ep-s");
         env.partner().reply(env.partner().greeting()).toCompletableFuture().join();
-        var failed = assertThrows(java.util.concurrent.CompletionException.class,
-                () -> env.partner().reply("Please check your messaging app.").toCompletableFuture().join());
-        assertTrue(failed.getCause().getMessage().contains("past τ²'s limits"), failed.getCause().getMessage());
+        ConversationPartner.Reply last = env.partner().reply("Please check your messaging app.").toCompletableFuture().join();
+        assertEquals(new ConversationPartner.Reply("", false), last, "nothing more is said");
+        assertEquals("τ²'s limit of 10 failed tool calls reached", env.limitReached(), "the episode stops at its next turn");
         long errors = env.conversation().stream().filter(Tau2Message::error).count();
         assertEquals(Tau2Episode.MAX_ERRORS, errors, "it stops at the tenth failed call");
         assertTrue(env.conversation().stream().filter(Tau2Message::error).allMatch(m -> m.content().startsWith("Error: ")));
