@@ -25,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * singleton starts in the other learner process from the run's latest checkpoint, is sent the
  * batches trained since, and the run reaches its last step with each step once.
  */
+@org.junit.jupiter.api.extension.ExtendWith(org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension.class) // this JVM's log, if it fails
 class LearnerProcessKillTest {
 
     @Test
@@ -63,7 +64,8 @@ class LearnerProcessKillTest {
                 // Say what the surviving learner did: its output is the only trace of a take-over that never came.
                 List<String> said = learners.get(1).output();
                 throw new AssertionError("the run did not finish within 180 s of the kill (" + LearnerFailoverTest.steps(run)
-                        + " steps); the other learner's last output:\n"
+                        + " steps); the cluster as the workers' node sees it: " + membership(workers)
+                        + "; the other learner's last output:\n"
                         + String.join("\n", said.subList(Math.max(0, said.size() - 60), said.size())), e);
             }
             assertNull(o.summary().error());
@@ -78,5 +80,14 @@ class LearnerProcessKillTest {
         } finally {
             for (NodeProcess l : learners) l.close();
         }
+    }
+
+    /** Each member with its roles and status, and who is unreachable: whether the killed node was downed and removed. */
+    private static String membership(SwarmNode node) {
+        var state = org.apache.pekko.cluster.typed.Cluster.get(node.system()).state();
+        StringBuilder sb = new StringBuilder();
+        for (var m : state.getMembers()) sb.append(m.address()).append(' ').append(m.getRoles()).append(' ').append(m.status()).append("; ");
+        sb.append("unreachable: ").append(state.getUnreachable());
+        return sb.toString();
     }
 }

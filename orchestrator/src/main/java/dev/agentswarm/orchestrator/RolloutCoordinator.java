@@ -123,6 +123,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     /** Ids of batches sent again to a learner that came back: their metrics were written the first time. */
     private final java.util.Set<Long> replays = new java.util.HashSet<>();
     private String learnerNode;
+    /**
+     * While the learner's node is gone with a batch unanswered: when the batch goes again, or -1. A copy sent
+     * the moment the node is removed may still reach the old singleton's address (the proxy on this node may
+     * not have seen the removal yet) and be lost; it goes again every ack-timeout until the learner answers.
+     */
+    private long learnerResendAtMillis = -1;
     private final long learnerPartBytes;
     private long retrained;
     private final long started = System.nanoTime();
@@ -216,6 +222,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private Behavior<Command> onTrained(Trained m) {
         LearnerProtocol.TrainReply reply = m.reply();
         if (atLearner == null || reply.batchId() != atLearner.batchId()) return this; // the answer to a batch sent again, answered already
+        learnerResendAtMillis = -1;
         TrainBatch batch = atLearner;
         atLearner = null;
         training = false;
@@ -274,6 +281,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             resend(l, now + settings.ackTimeout().toMillis());
         }
         resend(placements.overdue(now, settings.ackTimeout().toMillis(), getContext().getLog()));
+        if (atLearner != null && learnerResendAtMillis >= 0 && now >= learnerResendAtMillis) {
+            // Safe to repeat: a learner answers a batch it trained already without training it again.
+            getContext().getLog().warn("no answer yet for batch {} from the learner that took over: sending it again", atLearner.batchId());
+            tellLearner(atLearner);
+            learnerResendAtMillis = now + settings.ackTimeout().toMillis();
+        }
         return this;
     }
 
@@ -295,6 +308,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             // The learner's node is gone with the batch: the singleton starts on another learner node and gets it again.
             getContext().getLog().warn("node {} left while the learner had batch {}: sending it again", m.node(), atLearner.batchId());
             tellLearner(atLearner);
+            learnerResendAtMillis = System.currentTimeMillis() + settings.ackTimeout().toMillis();
         }
         resend(placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog()));
         return this;

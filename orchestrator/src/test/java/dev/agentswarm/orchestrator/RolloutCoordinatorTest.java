@@ -317,4 +317,50 @@ class RolloutCoordinatorTest {
         for (String line : Files.readAllLines(trajectories)) ids.add(Json.parse(line).get("episodeId").asText());
         assertEquals(ids.size(), new HashSet<>(ids).size(), "each episode written once");
     }
+
+    /**
+     * The learner's node goes while it holds a batch, and the copy sent at the removal is lost too (it went to
+     * the old singleton's address before the proxy saw the removal): the batch goes again every ack-timeout until
+     * the learner that took over answers, instead of the run waiting forever.
+     */
+    @Test
+    void aBatchLostWithTheLearnersNodeGoesAgainUntilTheNewLearnerAnswers(@TempDir Path dir) throws Exception {
+        World w = new World();
+        Map<Long, Integer> arrivals = new ConcurrentHashMap<>();
+        Behavior<ShardingEnvelope<WorkerProtocol.Command>> workers = Behaviors.receiveMessage(env -> {
+            if (env.message() instanceof WorkerProtocol.RunEpisode r) {
+                r.receipts().tell(new WorkerProtocol.Accepted(r.episodeId(), "pekko://swarm@h:2"));
+                int k = r.episodeId().charAt(r.episodeId().length() - 1) - '0';
+                r.replyTo().tell(GroupLedgerTest.answer(r.episodeId(), 0).withReward(new RewardBreakdown(Map.of("correct", (double) (k % 2)), k % 2)));
+            }
+            return Behaviors.same();
+        });
+        Behavior<LearnerProtocol.Command> learner = Behaviors.receiveMessage(msg -> {
+            TrainBatch b = (TrainBatch) msg;
+            int n = arrivals.merge(b.batchId(), 1, Integer::sum);
+            if (arrivals.size() == 1 && n <= 2) return Behaviors.same(); // the first batch, and its copy at the removal: lost
+            long v;
+            synchronized (w) {
+                v = ++w.version;
+            }
+            b.replyTo().tell(new BatchTrained(b.batchId(), v, v, true, Map.of("loss", 0.5), null));
+            return Behaviors.same();
+        });
+        Path trajectories = dir.resolve("trajectories.jsonl");
+        CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
+        try (MetricsLog t = MetricsLog.appendOnly(trajectories); MetricsLog m = MetricsLog.open(dir.resolve("metrics.jsonl"), 0)) {
+            ActorRef<RolloutCoordinator.Command> coordinator = kit.spawn(RolloutCoordinator.create(
+                    new RolloutCoordinator.Settings(2, 8, 2, 5, 2, false, Duration.ofMinutes(10), GroupLedger.DynamicSampling.OFF,
+                            Duration.ofMillis(300)),
+                    TASKS, 0, SPEC, new RolloutCoordinator.Wiring(WorkerRoute.sharded(kit.spawn(workers), 8), kit.spawn(learner)), 0, 0, t, m,
+                    w.stepsSeen::set, done));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (arrivals.isEmpty() && System.nanoTime() < deadline) Thread.sleep(10);
+            assertEquals(1, arrivals.size(), "the first batch reached the learner");
+            coordinator.tell(new RolloutCoordinator.NodeRemoved("pekko://swarm@h:9"));
+            RolloutCoordinator.Summary s = done.get(10, TimeUnit.SECONDS);
+            assertEquals(2, s.steps());
+            assertEquals(3, arrivals.values().iterator().next(), "sent, sent at the removal, sent again an ack-timeout later");
+        }
+    }
 }
