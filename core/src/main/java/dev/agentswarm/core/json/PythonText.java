@@ -73,29 +73,58 @@ public final class PythonText {
         sb.append('"');
     }
 
+    /** {@code repr(s)} of a string: single quotes unless it holds one and no double quote, as Python picks. */
+    public static String stringRepr(String s) {
+        char quote = s.indexOf('\'') >= 0 && s.indexOf('"') < 0 ? '"' : '\'';
+        StringBuilder sb = new StringBuilder(s.length() + 2).append(quote);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c == quote) sb.append('\\').append(c);
+                    else if (c < 0x20 || c == 0x7f) sb.append(String.format("\\x%02x", (int) c));
+                    else sb.append(c);
+                }
+            }
+        }
+        return sb.append(quote).toString();
+    }
+
     /** {@code json.dumps(value)} with Python's defaults: ", " and ": " between items, non-ASCII escaped, keys in their order. */
     public static String dumps(JsonNode value) {
         StringBuilder sb = new StringBuilder();
-        dump(value, sb);
+        write(value, sb, false);
         return sb.toString();
     }
 
-    private static void dump(JsonNode v, StringBuilder sb) {
+    /** {@code repr(json.loads(...))} of a value: {@code None}, {@code True}, {@code 2.5}, {@code 'a'}, {@code [1, {'k': None}]}. */
+    public static String repr(JsonNode value) {
+        StringBuilder sb = new StringBuilder();
+        write(value, sb, true);
+        return sb.toString();
+    }
+
+    /** One walk for both: {@code json.dumps}'s text, or Python's {@code repr} of the decoded value. */
+    private static void write(JsonNode v, StringBuilder sb, boolean repr) {
         if (v == null || v.isNull() || v.isMissingNode()) {
-            sb.append("null");
+            sb.append(repr ? "None" : "null");
         } else if (v.isBoolean()) {
-            sb.append(v.booleanValue());
+            sb.append(repr ? (v.booleanValue() ? "True" : "False") : String.valueOf(v.booleanValue()));
         } else if (v.isIntegralNumber()) {
             sb.append(v.bigIntegerValue());
         } else if (v.isNumber()) {
-            sb.append(jsonFloat(v.doubleValue()));
+            sb.append(repr ? floatRepr(v.doubleValue()) : jsonFloat(v.doubleValue()));
         } else if (v.isTextual()) {
-            jsonString(sb, v.asText(), true);
+            text(sb, v.asText(), repr);
         } else if (v.isArray()) {
             sb.append('[');
             for (int i = 0; i < v.size(); i++) {
                 if (i > 0) sb.append(", ");
-                dump(v.get(i), sb);
+                write(v.get(i), sb, repr);
             }
             sb.append(']');
         } else {
@@ -105,11 +134,16 @@ public final class PythonText {
                 Map.Entry<String, JsonNode> e = it.next();
                 if (!first) sb.append(", ");
                 first = false;
-                jsonString(sb, e.getKey(), true);
+                text(sb, e.getKey(), repr);
                 sb.append(": ");
-                dump(e.getValue(), sb);
+                write(e.getValue(), sb, repr);
             }
             sb.append('}');
         }
+    }
+
+    private static void text(StringBuilder sb, String s, boolean repr) {
+        if (repr) sb.append(stringRepr(s));
+        else jsonString(sb, s, true);
     }
 }

@@ -37,4 +37,13 @@ class PythonTextTest {
         assertEquals("{\"a\": [1, 2.5, true, null], \"b\": {\"c\": \"\\u00e9\"}, \"d\": 4.0}",
                 PythonText.dumps(Json.MAPPER.readTree("{\"a\": [1, 2.5, true, null], \"b\": {\"c\": \"\u00e9\"}, \"d\": 4.0}")));
     }
+
+    @Test
+    void reprOfADecodedTreeAndOfStrings() throws Exception {
+        assertEquals("{'a': [1, 2.5, True, None], 'b': {'c': '\u00e9'}, 'd': 4.0}",
+                PythonText.repr(Json.MAPPER.readTree("{\"a\": [1, 2.5, true, null], \"b\": {\"c\": \"\u00e9\"}, \"d\": 4.0}")));
+        assertEquals("\"it's\"", PythonText.stringRepr("it's"), "a single quote inside: double quotes");
+        assertEquals("'say \"hi\" it\\'s'", PythonText.stringRepr("say \"hi\" it's"), "both inside: single quotes, escaped");
+        assertEquals("'a\\nb\\x01\\\\'", PythonText.stringRepr("a\nb\u0001\\"));
+    }
 }

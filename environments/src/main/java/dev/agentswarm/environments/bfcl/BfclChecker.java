@@ -2,6 +2,7 @@ package dev.agentswarm.environments.bfcl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import dev.agentswarm.core.json.PythonText;
 import dev.agentswarm.environments.bfcl.BfclValues.PyType;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -168,8 +169,8 @@ public final class BfclChecker {
                 }
             }
             if (!BfclValues.in(value, accepted)) {
-                return Verdict.invalid("value_error:others", "Invalid value for parameter '" + param + "': " + BfclValues.repr(value)
-                        + ". Expected one of " + BfclValues.repr(accepted) + ".");
+                return Verdict.invalid("value_error:others", "Invalid value for parameter '" + param + "': " + PythonText.repr(value)
+                        + ". Expected one of " + PythonText.repr(accepted) + ".");
             }
         }
         for (Iterator<Map.Entry<String, JsonNode>> it = expected.fields(); it.hasNext(); ) {
@@ -184,7 +185,7 @@ public final class BfclChecker {
 
     private static Verdict wrongLanguageType(String type, String param, JsonNode value) {
         return Verdict.invalid(type, "Incorrect type for parameter '" + param + "'. Expected type String, got "
-                + BfclValues.typeOf(value).pythonName + ". Parameter value: " + BfclValues.repr(value) + ".");
+                + BfclValues.typeOf(value).pythonName + ". Parameter value: " + PythonText.repr(value) + ".");
     }
 
     /** Python's {@code "" in x}: membership for a list, a substring test (always true) for a string. */
@@ -221,13 +222,13 @@ public final class BfclChecker {
             }
             errorType = "type_error:nested";
             message = "Nested type checking failed for parameter '" + param + "'. Expected outer type " + declared + " with inner type "
-                    + nested.pythonName + ". Parameter value: " + BfclValues.repr(value) + ".";
+                    + nested.pythonName + ". Parameter value: " + PythonText.repr(value) + ".";
             if (answerType != null && got == answerType) return new TypeCheck(false, true, errorType, message);
         } else if (answerType != null && got == answerType) {
             return new TypeCheck(true, true, null, null);
         }
         String simple = "Incorrect type for parameter '" + param + "'. Expected type " + declared + ", got " + got.pythonName
-                + ". Parameter value: " + BfclValues.repr(value) + ".";
+                + ". Parameter value: " + PythonText.repr(value) + ".";
         return new TypeCheck(false, variable, "type_error:simple", message == null ? simple : message + " " + simple);
     }
 
@@ -258,8 +259,8 @@ public final class BfclChecker {
     static Verdict stringCheck(String param, JsonNode value, JsonNode accepted) {
         String mine = standardize(value.asText());
         for (JsonNode a : iterate(accepted)) if (a.isTextual() && standardize(a.asText()).equals(mine)) return Verdict.VALID;
-        return Verdict.invalid("value_error:string", "Invalid value for parameter '" + param + "': " + BfclValues.repr(value)
-                + ". Expected one of " + BfclValues.repr(accepted) + ". Case insensitive.");
+        return Verdict.invalid("value_error:string", "Invalid value for parameter '" + param + "': " + PythonText.repr(value)
+                + ". Expected one of " + PythonText.repr(accepted) + ". Case insensitive.");
     }
 
     static Verdict listCheck(String param, JsonNode value, JsonNode accepted) {
@@ -270,8 +271,8 @@ public final class BfclChecker {
             iterate(candidate).forEach(v -> theirs.add(standardized(v)));
             if (BfclValues.equal(mine, theirs)) return Verdict.VALID;
         }
-        return Verdict.invalid("value_error:list/tuple", "Invalid value for parameter '" + param + "': " + BfclValues.repr(value)
-                + ". Expected one of " + BfclValues.repr(accepted) + ".");
+        return Verdict.invalid("value_error:list/tuple", "Invalid value for parameter '" + param + "': " + PythonText.repr(value)
+                + ". Expected one of " + PythonText.repr(accepted) + ".");
     }
 
     /** BFCL's dict_checker: one level deep, keys whose answers hold "" may be left out; the last candidate's error is reported. */
@@ -293,7 +294,7 @@ public final class BfclChecker {
                 List<JsonNode> accepted = new ArrayList<>();
                 for (JsonNode a : iterate(candidate.get(e.getKey()))) accepted.add(standardized(a));
                 if (!BfclValues.in(standardized(e.getValue()), accepted)) {
-                    errors.add("Invalid value for parameter '" + e.getKey() + "': " + BfclValues.repr(e.getValue()) + ".");
+                    errors.add("Invalid value for parameter '" + e.getKey() + "': " + PythonText.repr(e.getValue()) + ".");
                     errorType = "value_error:dict_value";
                     ok = false;
                     break;

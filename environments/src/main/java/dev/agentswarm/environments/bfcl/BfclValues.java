@@ -6,11 +6,8 @@ import com.fasterxml.jackson.databind.node.BooleanNode;
 import com.fasterxml.jackson.databind.node.DoubleNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.agentswarm.core.json.PythonText;
 import dev.agentswarm.core.json.PythonEquality;
 import java.math.BigInteger;
-import java.util.Iterator;
-import java.util.Map;
 
 /**
  * JSON values as BFCL's Python checker sees them once {@code json.loads} has made them Python objects:
@@ -75,43 +72,5 @@ final class BfclValues {
 
     static ArrayNode list() {
         return NODES.arrayNode();
-    }
-
-    /** Python's {@code repr} of a value, for messages ({@code 'a'}, {@code True}, {@code None}, {@code [1, 2.5]}). */
-    static String repr(JsonNode v) {
-        StringBuilder sb = new StringBuilder();
-        repr(v, sb);
-        return sb.toString();
-    }
-
-    private static void repr(JsonNode v, StringBuilder sb) {
-        switch (typeOf(v)) {
-            case NONE -> sb.append("None");
-            case BOOL -> sb.append(v.booleanValue() ? "True" : "False");
-            case INT -> sb.append(v.bigIntegerValue());
-            case FLOAT -> sb.append(PythonText.floatRepr(v.doubleValue()));
-            case STR -> sb.append('\'').append(v.asText().replace("\\", "\\\\").replace("'", "\\'")).append('\'');
-            case LIST -> {
-                sb.append('[');
-                for (int i = 0; i < v.size(); i++) {
-                    if (i > 0) sb.append(", ");
-                    repr(v.get(i), sb);
-                }
-                sb.append(']');
-            }
-            case DICT -> {
-                sb.append('{');
-                boolean first = true;
-                for (Iterator<Map.Entry<String, JsonNode>> it = v.fields(); it.hasNext(); ) {
-                    Map.Entry<String, JsonNode> e = it.next();
-                    if (!first) sb.append(", ");
-                    first = false;
-                    sb.append('\'').append(e.getKey()).append("': ");
-                    repr(e.getValue(), sb);
-                }
-                sb.append('}');
-            }
-            default -> sb.append(v);
-        }
     }
 }

@@ -92,7 +92,7 @@ final class PythonValues {
     /** {@code repr(x)}. */
     static String repr(Object v) {
         if (v == null || v == NONE) return "None";
-        if (v instanceof String s) return reprString(s);
+        if (v instanceof String s) return PythonText.stringRepr(s);
         if (v instanceof Boolean b) return b ? "True" : "False";
         if (v instanceof Double d) return PythonText.floatRepr(d);
         if (v instanceof Float f) return PythonText.floatRepr(f);
@@ -103,26 +103,6 @@ final class PythonValues {
         }
         if (v instanceof List<?> l) return "[" + String.join(", ", l.stream().map(PythonValues::repr).toList()) + "]";
         return v.toString();
-    }
-
-    static String reprString(String s) {
-        char quote = s.indexOf('\'') >= 0 && s.indexOf('"') < 0 ? '"' : '\'';
-        StringBuilder sb = new StringBuilder(s.length() + 2).append(quote);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (c == quote) sb.append('\\').append(c);
-                    else if (c < 0x20 || c == 0x7f) sb.append(String.format("\\x%02x", (int) c));
-                    else sb.append(c);
-                }
-            }
-        }
-        return sb.append(quote).toString();
     }
 
     /** {@code eval(text)} for a literal; throws {@link IllegalArgumentException} where it is not one. */

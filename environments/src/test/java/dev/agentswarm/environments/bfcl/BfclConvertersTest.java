@@ -12,11 +12,11 @@ import org.junit.jupiter.api.Test;
 class BfclConvertersTest {
 
     private static String java(String source, String type, String item) {
-        return BfclValues.repr(JavaValues.convert(source, type, item));
+        return dev.agentswarm.core.json.PythonText.repr(JavaValues.convert(source, type, item));
     }
 
     private static String js(String source, String type, String item) {
-        return BfclValues.repr(JsValues.convert(source, type, item));
+        return dev.agentswarm.core.json.PythonText.repr(JsValues.convert(source, type, item));
     }
 
     @Test
@@ -74,9 +74,9 @@ class BfclConvertersTest {
         assertTrue(BfclValues.equal(BfclFixtures.read("[1, {\"a\": 2}]"), BfclFixtures.read("[1.0, {\"a\": 2.0}]")));
         assertFalse(BfclValues.equal(BfclFixtures.read("[1, 2]"), BfclFixtures.read("[2, 1]")));
         assertEquals(BfclValues.PyType.BOOL, BfclValues.typeOf(BfclFixtures.read("true")), "a bool is not an int to the type check");
-        assertEquals("[None, 'it\\'s', 2.0]", BfclValues.repr(BfclFixtures.read("[null, \"it's\", 2.0]")));
+        assertEquals("[None, \"it's\", 2.0]", dev.agentswarm.core.json.PythonText.repr(BfclFixtures.read("[null, \"it's\", 2.0]")));
         assertEquals("1_000", PythonNumbers.parse("1_000").isIntegralNumber() ? "1_000" : "not an int");
-        assertEquals("12.5", BfclValues.repr(PythonNumbers.parse(" 12.5 ")));
-        assertEquals("'12a'", BfclValues.repr(PythonNumbers.parse("12a")));
+        assertEquals("12.5", dev.agentswarm.core.json.PythonText.repr(PythonNumbers.parse(" 12.5 ")));
+        assertEquals("'12a'", dev.agentswarm.core.json.PythonText.repr(PythonNumbers.parse("12a")));
     }
 }
