@@ -5,6 +5,7 @@ import dev.agentswarm.core.context.CompressedContext;
 import dev.agentswarm.core.environment.ConversationPartner;
 import dev.agentswarm.core.environment.TaskEnvironment;
 import dev.agentswarm.core.format.ParsedCompletion;
+import dev.agentswarm.core.format.ToolCallFormats;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.PromptIds;
@@ -344,7 +345,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         if (finishAnswer != null) return finish(StopReason.FINAL_ANSWER, finishAnswer, null);
         if (!calls.isEmpty()) {
             if (parsed.hasErrors()) formatErrors++;
-            tellEnvironment(dev.agentswarm.core.format.ToolCallFormats.spoken(c, parsed), calls);
+            tellEnvironment(ToolCallFormats.spoken(c, parsed), calls);
             return recordFirst ? recordThenRun(c, calls) : runTools(calls);
         }
         if (parsed.hasFinalAnswer() && !parsed.hasErrors()) {

@@ -155,7 +155,7 @@ final class ModelUser implements ConversationPartner {
             history.add(Message.assistant(text, calls));
             for (int i = 0; i < calls.size(); i++) history.add(Message.tool(calls.get(i).id(), calls.get(i).name(), answers.get(i)));
         }
-        if (!episode.withinLimits()) {
+        if (episode.limitReached() != null) {
             // τ²'s run ends here: nothing more is said, and the episode stops at its next turn (TASK_LIMIT), earning nothing.
             reply.complete(new Reply("", false));
             return;

@@ -38,11 +38,8 @@ final class Tau2Episode implements TaskEnvironment {
     /** Messages of the task's own history at the start of the log: not steps of this conversation. */
     private final int historySize;
     private int userCalls;
-    /** The agent's turn whose calls are running: its message's place in the log, its calls in order, answers not yet logged. */
-    private int turnMessage = -1;
-    private List<Tau2Message.Call> turnCalls = List.of();
-    private final Map<String, Tau2Message> turnAnswers = new java.util.HashMap<>();
-    private int turnLogged;
+    /** The agent's turn whose calls are running (its words, calls, and their answers so far), or null; recorded whole when it ends. */
+    private OpenTurn turn;
     /** The episode is over: nothing more runs on its environment. */
     private boolean closed;
     /** Where the scripted user is in its task's actions. */
@@ -79,55 +76,44 @@ final class Tau2Episode implements TaskEnvironment {
         return partner;
     }
 
+    private record OpenTurn(String text, List<Tau2Message.Call> calls, Map<String, Tau2Message> answers) {
+
+        /** A call of this turn that has not been answered yet. */
+        boolean awaits(String id) {
+            return !answers.containsKey(id) && calls.stream().anyMatch(c -> c.id().equals(id));
+        }
+    }
+
     /**
      * The agent's turn as τ² records it: one message with its words and calls, then each call's answer in the
-     * calls' order as they come. A call of a tool the agent does not have is answered here as τ²'s environment
-     * answers it (our executor refuses it before any tool sees it), and counts as a failed call.
+     * calls' order. A call of a tool the agent does not have is answered here as τ²'s environment answers it
+     * (our executor refuses it before any tool sees it), and counts as a failed call.
      */
     @Override
     public synchronized void agentCalls(String text, List<ToolCall> calls) {
         closeTurn();
-        turnCalls = calls.stream().map(c -> new Tau2Message.Call(c.id(), c.name(), c.arguments(), Tau2Message.Requestor.ASSISTANT)).toList();
-        turnMessage = log.size();
-        log.add(new Tau2Message(Tau2Message.Role.ASSISTANT, text == null || text.isBlank() ? null : text, turnCalls, null, null, false));
-        for (Tau2Message.Call call : turnCalls) {
+        turn = new OpenTurn(text == null || text.isBlank() ? null : text,
+                calls.stream().map(c -> new Tau2Message.Call(c.id(), c.name(), c.arguments(), Tau2Message.Requestor.ASSISTANT)).toList(),
+                new java.util.HashMap<>());
+        for (Tau2Message.Call call : turn.calls()) {
             if (!live.agent.isTool(call.name())) {
-                turnAnswers.put(call.id(), Tau2Message.tool(call.id(), "Error: Tool '" + call.name() + "' not found.", Tau2Message.Requestor.ASSISTANT, true));
+                turn.answers().put(call.id(), Tau2Message.tool(call.id(), "Error: Tool '" + call.name() + "' not found.",
+                        Tau2Message.Requestor.ASSISTANT, true));
             }
-        }
-        logAnswersInOrder();
-    }
-
-    private void logAnswersInOrder() {
-        while (turnLogged < turnCalls.size() && turnAnswers.containsKey(turnCalls.get(turnLogged).id())) {
-            log.add(turnAnswers.remove(turnCalls.get(turnLogged++).id()));
         }
     }
 
     /**
-     * Ends the agent's turn before anything else is recorded: calls that never ran (the executor refused
-     * them, a resumed episode did not run them again) leave the turn's message, so the record holds what
-     * ran on this environment and nothing the grading's replay would run that did not; the answers held
-     * behind them follow in order.
+     * Records the agent's open turn before anything else is recorded or read: its message with the calls that
+     * ran, then their answers in order. Calls that never ran (the executor refused them, a resumed episode did
+     * not run them again) are left out, so the grading's replay runs nothing that did not run here.
      */
     private void closeTurn() {
-        if (turnMessage < 0) return;
-        if (turnLogged < turnCalls.size()) {
-            List<Tau2Message.Call> ran = new ArrayList<>(turnCalls.subList(0, turnLogged));
-            for (Tau2Message.Call c : turnCalls.subList(turnLogged, turnCalls.size())) {
-                Tau2Message answer = turnAnswers.remove(c.id());
-                if (answer == null) continue;
-                ran.add(c);
-                log.add(answer);
-            }
-            Tau2Message m = log.get(turnMessage);
-            if (ran.isEmpty() && m.content() == null) log.remove(turnMessage); // nothing after it: no answer was logged
-            else log.set(turnMessage, new Tau2Message(m.role(), m.content(), ran, null, null, false));
-        }
-        turnMessage = -1;
-        turnCalls = List.of();
-        turnAnswers.clear();
-        turnLogged = 0;
+        if (turn == null) return;
+        List<Tau2Message.Call> ran = turn.calls().stream().filter(c -> turn.answers().containsKey(c.id())).toList();
+        if (!ran.isEmpty() || turn.text() != null) log.add(new Tau2Message(Tau2Message.Role.ASSISTANT, turn.text(), ran, null, null, false));
+        for (Tau2Message.Call c : ran) log.add(turn.answers().get(c.id()));
+        turn = null;
     }
 
     synchronized void agentSaid(String text) {
@@ -182,11 +168,6 @@ final class Tau2Episode implements TaskEnvironment {
             answers.add(r.content());
         }
         return answers;
-    }
-
-    /** Whether the conversation so far is within τ²'s step and error limits. */
-    synchronized boolean withinLimits() {
-        return limitReached() == null;
     }
 
     /** τ²'s orchestrator would have ended the conversation here: the episode stops, and earns nothing. */
@@ -301,19 +282,15 @@ final class Tau2Episode implements TaskEnvironment {
             synchronized (Tau2Episode.this) {
                 String id = context == null || context.callId() == null ? "call-" + log.size() : context.callId();
                 Tau2Message.Call call = new Tau2Message.Call(id, spec.name(), arguments, Tau2Message.Requestor.ASSISTANT);
-                boolean ofTheTurn = turnCalls.stream().skip(turnLogged).anyMatch(c -> c.id().equals(id) && !turnAnswers.containsKey(id));
+                boolean ofTheTurn = turn != null && turn.awaits(id);
                 if (!ofTheTurn) { // a call outside an episode's turn (tests, the oracle's own runs): its own message
                     closeTurn();
                     log.add(Tau2Message.calls(Tau2Message.Role.ASSISTANT, List.of(call)));
                 }
                 Tau2Environment.Response r = live.respond(call);
                 Tau2Message answer = Tau2Message.tool(id, r.content(), Tau2Message.Requestor.ASSISTANT, r.error());
-                if (ofTheTurn) {
-                    turnAnswers.put(id, answer);
-                    logAnswersInOrder();
-                } else {
-                    log.add(answer);
-                }
+                if (ofTheTurn) turn.answers().put(id, answer);
+                else log.add(answer);
                 return CompletableFuture.completedFuture(r.content());
             }
         }
