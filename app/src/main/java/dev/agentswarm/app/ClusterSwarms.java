@@ -6,6 +6,7 @@ import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.orchestrator.WorkerRoute;
 import dev.agentswarm.orchestrator.swarm.SwarmEntity;
+import dev.agentswarm.orchestrator.swarm.SwarmRunIds;
 import dev.agentswarm.orchestrator.swarm.SwarmTrace;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,7 +17,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -47,11 +47,11 @@ public final class ClusterSwarms {
      * node that runs it.
      */
     public static ActorRef<ShardingEnvelope<SwarmEntity.Command>> init(ActorSystem<?> system, Config config, WorkerRoute workers) {
-        Path dir = Path.of(config.getString("agentswarm.node.swarms-dir"));
+        Path dir = Path.of(config.getString("agentswarm.node.swarms-dir")).toAbsolutePath().normalize();
         SwarmEntity.RunFiles files = new SwarmEntity.RunFiles() {
             @Override
             public SwarmEntity.Opened open(String runId, Consumer<ObjectNode> listener) {
-                Path run = dir.resolve(runId);
+                Path run = runFolder(dir, runId);
                 Path file = run.resolve("trace.jsonl");
                 SwarmTrace trace = SwarmTrace.toFile(file, listener, Files.exists(file));
                 TrajectoryFile trajectories;
@@ -74,7 +74,8 @@ public final class ClusterSwarms {
             @Override
             public void finished(String runId) {
                 try {
-                    TraceHtml.write(dir.resolve(runId).resolve("trace.jsonl"), dir.resolve(runId).resolve("trace.html"));
+                    Path run = runFolder(dir, runId);
+                    TraceHtml.write(run.resolve("trace.jsonl"), run.resolve("trace.html"));
                 } catch (RuntimeException e) { // the timeline is a convenience: the swarm's answer does not wait on it
                     LoggerFactory.getLogger(ClusterSwarms.class).warn("cannot draw the timeline of swarm {}: {}", runId, e.toString());
                 }
@@ -86,9 +87,23 @@ public final class ClusterSwarms {
                 .withSettings(ClusterShardingSettings.create(system).withRememberEntities(true)));
     }
 
-    /** A new swarm's run id, unique across the cluster: {@code swarm-20261126-171500-3fa2}. */
+    /**
+     * Swarm {@code runId}'s folder in {@code swarmsDir}: the run id comes from another member, so it is
+     * checked ({@link SwarmRunIds}) and the folder must lie inside {@code swarmsDir} (a second check, should
+     * the pattern ever let a separator through).
+     */
+    static Path runFolder(Path swarmsDir, String runId) {
+        Path base = swarmsDir.toAbsolutePath().normalize();
+        Path run = base.resolve(SwarmRunIds.check(runId)).normalize();
+        if (!run.startsWith(base) || run.equals(base)) {
+            throw new IllegalArgumentException("run id '" + runId + "' refused: it names " + run + ", outside the swarms' folder " + base);
+        }
+        return run;
+    }
+
+    /** A new swarm's run id, unique across the cluster: {@code swarm-20261126-171500-} and 128 random bits in hex. */
     public static String newRunId() {
-        return RunDirs.stamped("swarm") + "-" + String.format("%04x", ThreadLocalRandom.current().nextInt(0x10000));
+        return SwarmRunIds.random(RunDirs.stamped("swarm"));
     }
 
     /** What a client saw of a swarm: where it ran (every node, in order) and its answer. */
@@ -103,7 +118,8 @@ public final class ClusterSwarms {
     public static Outcome run(SwarmNode node, String runId, Task task, Config swarmConfig, List<String> tools,
                               Consumer<ObjectNode> progress, Consumer<SwarmEntity.Accepted> accepted, Duration limit)
             throws TimeoutException, InterruptedException {
-        // Finished, or Unknown for an attach to a run id with no swarm.
+        SwarmRunIds.check(runId);
+        // Finished, or Unknown for an attach to a run id with no swarm, or Refused.
         CompletableFuture<SwarmEntity.Update> ended = new CompletableFuture<>();
         List<String> nodes = new CopyOnWriteArrayList<>();
         ActorRef<SwarmEntity.Update> client = node.system().systemActorOf(Behaviors.receive(SwarmEntity.Update.class)
@@ -142,6 +158,7 @@ public final class ClusterSwarms {
                 throw new IllegalStateException(e.getCause()); // never completed exceptionally
             }
             if (end instanceof SwarmEntity.Unknown u) throw new IllegalArgumentException(u.reason());
+            if (end instanceof SwarmEntity.Refused r) throw new IllegalArgumentException(r.reason());
             return new Outcome((SwarmEntity.Finished) end, List.copyOf(nodes));
         }
     }

@@ -125,6 +125,12 @@ public final class SwarmNode implements AutoCloseable {
     public static SwarmNode start(Config config, java.util.function.Function<ActorSystem<Void>, EpisodeServices> services,
                                   Address seed) throws TimeoutException {
         HttpSettings.fromConfig(config); // bad endpoint settings fail before anything starts
+        // A node others can reach talks TLS, or says loudly that it does not; refused before anything binds.
+        String insecure = ClusterTransport.check(config);
+        if (insecure != null) {
+            System.err.println(insecure);
+            org.slf4j.LoggerFactory.getLogger(SwarmNode.class).warn(insecure);
+        }
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
         try {
             Cluster cluster = Cluster.get(system);

@@ -119,7 +119,8 @@ public final class Training {
         Suites suites = new Suites(List.of(suite));
         ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites);
         CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
-        Config runConfig = cfg;
+        // The learner in this JVM (when not joined) opens this run, chosen here; a cluster's learner nodes have their own folder.
+        Config runConfig = join != null ? cfg : cfg.withValue(TrainingRuns.RUNS_KEY, ConfigValueFactory.fromAnyRef(runDir.toString()));
         // Accepted trajectories are never dropped; metrics of steps after the checkpoint are redone, so they go.
         try (MetricsLog trajectories = MetricsLog.appendOnly(runDir.resolve("trajectories.jsonl"));
              MetricsLog metrics = MetricsLog.open(runDir.resolve("metrics.jsonl"), startStep);

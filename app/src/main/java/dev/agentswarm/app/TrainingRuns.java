@@ -32,9 +32,18 @@ public final class TrainingRuns {
 
     private TrainingRuns() {}
 
-    /** Opens {@code runDir}; {@code node} is the learner node's own configuration, under the run's. */
+    /** The learner node's folder of training runs: it opens no run folder outside it. */
+    public static final String RUNS_KEY = "agentswarm.node.learner-runs-dir";
+
+    /**
+     * Opens {@code runDir}; {@code node} is the learner node's own configuration, under the run's. The
+     * folder comes from whichever member sent the batch, and the learner reads its configuration and
+     * checkpoint and publishes what it trains to every worker: it must lie inside the node's
+     * {@value #RUNS_KEY} ({@link #inside}).
+     */
     public static Learner.OpenRun open(Path runDir, Config node) throws Exception {
         if (runDir == null) throw new IllegalArgumentException("a training batch must name its run folder");
+        runDir = inside(Path.of(node.getString(RUNS_KEY)), runDir);
         Path saved = runDir.resolve(Training.CONFIG_FILE);
         if (!Files.isRegularFile(saved)) {
             throw new IllegalArgumentException(saved + " is not readable on this learner node; a run folder must be on storage every"
@@ -68,5 +77,35 @@ public final class TrainingRuns {
             model.close();
             throw e;
         }
+    }
+
+    /**
+     * {@code runDir} as a real path when it is {@code base} or a folder inside it, links followed on both
+     * (so neither {@code ../} nor a link leads out); otherwise an {@link IllegalArgumentException} naming both.
+     */
+    static Path inside(Path base, Path runDir) {
+        Path realBase;
+        try {
+            realBase = base.toRealPath();
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("run " + runDir + " refused: this learner node's folder of runs " + base.toAbsolutePath()
+                    + " (" + RUNS_KEY + ", swarm node --runs-dir) does not exist");
+        }
+        Path real;
+        try {
+            real = runDir.toRealPath();
+        } catch (java.io.IOException e) {
+            real = null;
+        }
+        Path shown = real != null ? real : runDir.toAbsolutePath().normalize();
+        if (!shown.startsWith(realBase)) {
+            throw new IllegalArgumentException("run " + runDir + " refused: it is not inside this learner node's folder of runs "
+                    + realBase + " (" + RUNS_KEY + ", swarm node --runs-dir)");
+        }
+        if (real == null) {
+            throw new IllegalArgumentException(runDir + " is not readable on this learner node; a run folder must be on storage every"
+                    + " learner node reads at the same path");
+        }
+        return real;
     }
 }

@@ -41,7 +41,9 @@ class LearnerFailoverTest {
                 # No periodic checkpoint: the run's only one is the end of its first part, so the learner that takes
                 # over comes back there, whenever the first learner's node goes.
                 agentswarm.train { steps = 2, groups-per-step = 1, max-inflight = 4, checkpoint-every = 0, run-dir = "%s" }
-                """.formatted(runDir)).withFallback(SwarmNode.loadConfig(null))
+                # The learner nodes open the runs in the test's folder.
+                agentswarm.node.learner-runs-dir = "%s"
+                """.formatted(runDir, runDir.getParent())).withFallback(SwarmNode.loadConfig(null))
                 .withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.of(roles)));
     }
 

@@ -36,10 +36,10 @@ class LearnerProcessKillTest {
         try (SwarmNode workers = SwarmNode.start(worker, system -> new EpisodeServices(EmbeddedPolicy.spawn(system, worker),
                 EpisodeRuns.builtInTools(), dev.agentswarm.environments.SuiteCatalog.fromConfig(worker)), null)) {
             List<String> jvm = List.of("-Xmx512m", "-XX:+UseSerialGC", "-Dai.djl.pytorch.num_threads=1");
-            learners.add(NodeProcess.start(jvm, List.of("--roles", "learner", "--seed", workers.address().toString()), null));
+            learners.add(NodeProcess.start(jvm, List.of("--roles", "learner", "--runs-dir", dir.toString(), "--seed", workers.address().toString()), null));
             learners.get(0).awaitUp(Duration.ofSeconds(90));
             workers.awaitMembers(SwarmNode.LEARNER_ROLE, 1, Duration.ofSeconds(30)); // the first is the oldest: it holds the singleton
-            learners.add(NodeProcess.start(jvm, List.of("--roles", "learner", "--seed", workers.address().toString()), null));
+            learners.add(NodeProcess.start(jvm, List.of("--roles", "learner", "--runs-dir", dir.toString(), "--seed", workers.address().toString()), null));
             learners.get(1).awaitUp(Duration.ofSeconds(90));
             workers.awaitMembers(SwarmNode.LEARNER_ROLE, 2, Duration.ofSeconds(30));
 

@@ -32,4 +32,13 @@ class NodeCliTest {
         assertNotEquals(0, oracle.exit());
         assertTrue(oracle.err().contains("--policy oracle belongs to swarm eval"), oracle.err());
     }
+
+    @Test
+    void aNonLoopbackHostOverPlainTcpIsRefusedAtStart() {
+        // Refused before anything binds: no traffic goes to 10.1.2.3.
+        CliTest.Result r = swarm("node", "--roles", "learner", "--host", "10.1.2.3", "--port", "0");
+        assertNotEquals(0, r.exit());
+        assertTrue(r.err().contains("refusing to start a cluster node on '10.1.2.3'") && r.err().contains("--insecure-cluster")
+                && r.err().contains("conf/cluster-tls.conf"), r.err());
+    }
 }

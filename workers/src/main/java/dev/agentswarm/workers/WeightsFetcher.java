@@ -37,6 +37,9 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.typed.Cluster;
 
 /**
  * Keeps the node's {@link PolicyServer} on the newest weights the learner published, wherever the
@@ -51,6 +54,14 @@ import org.apache.pekko.actor.typed.receptionist.Receptionist;
  * left the JVM. At start, whenever a source appears, and every
  * {@code poll-interval}, it asks the sources for their newest version: a node that joined late or
  * missed a notice catches up without a new publication.
+ *
+ * <p>What it accepts. A notice (on the topic, or a source's answer) is taken only when its source is
+ * an actor of a cluster member with the {@value #LEARNER_ROLE} role: any member can publish on the
+ * topic or register as a source, and a worker must not be able to make every node serve its weights.
+ * And only when its size is at most what this node's model implies ({@code maxBytes}: the model's
+ * parameters as F32 and a header): the bytes are allocated when the fetch starts, so an announced
+ * 2 GiB would otherwise be taken from the heap before a single chunk came. A notice refused for either
+ * reason is logged, naming the source, and changes nothing.
  *
  * <p>Waiting for weights (the API for gating a node's work). Spawn one per node with
  * {@link #spawn} ({@link EmbeddedPolicy#spawn} does, see {@link EmbeddedPolicy#weights()}), then:
@@ -70,6 +81,9 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
 
     /** The actor's name under /system, where {@link #spawn} puts it; chunk replies come to this path on the large-message lane. */
     public static final String NAME = "weights-fetcher";
+
+    /** The role of the nodes whose weights sources are followed (the nodes that run the learner). */
+    public static final String LEARNER_ROLE = "learner";
 
     /** Answer {@link Serving} once the node serves {@code atLeast} or a newer version. */
     public record AwaitVersion(long atLeast, ActorRef<Serving> replyTo) implements FetcherCommand {}
@@ -101,6 +115,8 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     private WeightsNotice newest;
     private boolean heard;
     private final Predicate<ActorRef<?>> inThisJvm;
+    private final Predicate<ActorRef<?>> fromLearner;
+    private final long maxBytes;
     private WeightsNotice refused; // a version that failed its checks or its load is not fetched again
     private WeightsNotice fetching; // the version being fetched, null when none
     private WeightsAssembly assembly; // its chunks; null when it comes whole from this JVM
@@ -121,24 +137,63 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     }
 
     /**
+     * The same, taking only versions of at most {@code maxBytes} (what the served model implies) from
+     * the sources of members with the {@value #LEARNER_ROLE} role.
+     */
+    public static Behavior<FetcherCommand> create(ActorRef<PolicyServer.Command> server, long served, WeightsSettings settings,
+                                                  long maxChunkBytes, long maxBytes) {
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new WeightsFetcher(ctx, timers, server, served, settings, maxChunkBytes,
+                WeightsProtocol::inThisJvm, learnerMembers(ctx.getSystem()), maxBytes)));
+    }
+
+    /**
      * The same, with {@code inThisJvm} telling the sources of the fetcher's own JVM, whose versions it
      * takes whole (tests of the chunked path, whose scripted sources are local, say none is).
      */
     static Behavior<FetcherCommand> create(ActorRef<PolicyServer.Command> server, long served, WeightsSettings settings,
                                            long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new WeightsFetcher(ctx, timers, server, served, settings, maxChunkBytes,
-                inThisJvm)));
+                inThisJvm, learnerMembers(ctx.getSystem()), Long.MAX_VALUE)));
+    }
+
+    /** The same, with {@code fromLearner} telling the sources it follows and {@code maxBytes} the largest version it takes. */
+    static Behavior<FetcherCommand> create(ActorRef<PolicyServer.Command> server, long served, WeightsSettings settings,
+                                           long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm, Predicate<ActorRef<?>> fromLearner,
+                                           long maxBytes) {
+        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new WeightsFetcher(ctx, timers, server, served, settings, maxChunkBytes,
+                inThisJvm, fromLearner, maxBytes)));
+    }
+
+    /**
+     * Whether an actor belongs to a member with the {@value #LEARNER_ROLE} role, as this node's view of
+     * the membership says now (a source not seen yet is asked again at the next poll). Outside a cluster
+     * there are no other members: only this actor system's own actors.
+     */
+    static Predicate<ActorRef<?>> learnerMembers(ActorSystem<?> system) {
+        if (!system.settings().config().getString("pekko.actor.provider").matches("cluster|.*\\.ClusterActorRefProvider")) {
+            return WeightsProtocol::inThisJvm;
+        }
+        Cluster cluster = Cluster.get(system);
+        return ref -> {
+            Address address = ref.path().address();
+            if (address.hasLocalScope()) return cluster.selfMember().hasRole(LEARNER_ROLE);
+            for (Member m : cluster.state().getMembers()) {
+                if (m.address().equals(address)) return m.hasRole(LEARNER_ROLE);
+            }
+            return false;
+        };
     }
 
     /**
      * Spawns the node's fetcher as {@code /system/weights-fetcher} on the weights dispatcher, feeding
-     * {@code server}, with {@code agentswarm.weights} from {@code config}; refuses a chunk size that
-     * cannot fit in the node's large frame.
+     * {@code server}, with {@code agentswarm.weights} from {@code config}, taking versions of at most
+     * {@code maxBytes} from learner members; refuses a chunk size that cannot fit in the node's large frame.
      */
-    public static ActorRef<FetcherCommand> spawn(ActorSystem<?> system, Config config, ActorRef<PolicyServer.Command> server, long served) {
+    public static ActorRef<FetcherCommand> spawn(ActorSystem<?> system, Config config, ActorRef<PolicyServer.Command> server, long served,
+                                                 long maxBytes) {
         Config node = system.settings().config();
         WeightsSettings settings = WeightsSettings.fromConfig(config.withFallback(node), node);
-        return system.systemActorOf(create(server, served, settings, WeightsSettings.maxChunkBytes(node)), NAME,
+        return system.systemActorOf(create(server, served, settings, WeightsSettings.maxChunkBytes(node), maxBytes), NAME,
                 DispatcherSelector.fromConfig("agentswarm.weights-dispatcher"));
     }
 
@@ -154,9 +209,12 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     }
 
     private WeightsFetcher(ActorContext<FetcherCommand> context, TimerScheduler<FetcherCommand> timers, ActorRef<PolicyServer.Command> server,
-                           long served, WeightsSettings settings, long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm) {
+                           long served, WeightsSettings settings, long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm,
+                           Predicate<ActorRef<?>> fromLearner, long maxBytes) {
         super(context);
         this.inThisJvm = inThisJvm;
+        this.fromLearner = fromLearner;
+        this.maxBytes = maxBytes;
         this.timers = timers;
         this.server = server;
         this.served = served;
@@ -205,12 +263,32 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     }
 
     private void consider(WeightsNotice n) {
+        if (!accepted(n)) {
+            answerWaiting();
+            return;
+        }
         if (newest == null || n.version() > newest.version()
                 || n.version() == newest.version() && n.hasChecksums() && !newest.hasChecksums()) {
             newest = n;
         }
         advance();
         answerWaiting();
+    }
+
+    /** Whether {@code n} comes from a learner member and fits this node's model; logs why not. */
+    private boolean accepted(WeightsNotice n) {
+        if (!fromLearner.test(n.source())) {
+            getContext().getLog().warn("ignored weights version {} announced with source {}: not an actor of a cluster member with the"
+                    + " {} role", n.version(), n.source(), LEARNER_ROLE);
+            return false;
+        }
+        if (n.totalBytes() > maxBytes) {
+            getContext().getLog().error("refused weights version {} from {}: {} bytes announced, more than the {} bytes this node's"
+                    + " model implies (its parameters as F32 and a header); is the learner training another model?", n.version(),
+                    n.source(), n.totalBytes(), maxBytes);
+            return false;
+        }
+        return true;
     }
 
     /** Starts fetching the newest version when it is newer than the one served and nothing is loading. */

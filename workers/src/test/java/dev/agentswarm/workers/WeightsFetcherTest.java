@@ -302,6 +302,57 @@ class WeightsFetcherTest {
     }
 
     @Test
+    void aNoticeWhoseSourceIsNotALearnersIsIgnoredAndChangesNothing() {
+        TestProbe<SourceCommand> learner = kit.createTestProbe();
+        TestProbe<SourceCommand> worker = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = kit.spawn(WeightsFetcher.create(server.getRef(), 0, SETTINGS, Long.MAX_VALUE, ref -> false,
+                ref -> ref.equals(learner.getRef()), Long.MAX_VALUE), "fetcher-" + ++fetchers);
+        byte[] bytes = WeightsAssemblyTest.randomBytes(1500);
+        LoggingTestKit.warn("not an actor of a cluster member with the learner role").expect(kit.system(), () -> {
+            fetcher.tell(notice(9, bytes, worker));
+            return null;
+        });
+        fetcher.tell(new Latest(notice(9, bytes, worker))); // nor as a source's answer
+        worker.expectNoMessage(QUIET);
+        server.expectNoMessage(QUIET);
+        assertEquals(new WeightsFetcher.Serving(0, 0), serving(fetcher), "not even counted as the newest known");
+        // The learner's own notice of a lower version is fetched as ever.
+        WeightsNotice n = notice(2, bytes, learner);
+        fetcher.tell(n);
+        for (int i = 0; i < 2; i++) answer(nextFetch(learner), n, bytes);
+        assertArrayEquals(bytes, server.expectMessageClass(PolicyServer.LoadWeights.class).safetensors());
+    }
+
+    @Test
+    void aNoticeLargerThanTheModelImpliesIsRefusedBeforeAnythingIsAllocated() {
+        TestProbe<SourceCommand> learner = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = kit.spawn(WeightsFetcher.create(server.getRef(), 0, SETTINGS, Long.MAX_VALUE, ref -> false,
+                ref -> true, 2000), "fetcher-" + ++fetchers);
+        // 2 GiB announced by a source that never sends a byte: refused from the notice alone.
+        WeightsNotice huge = new WeightsNotice(7, Integer.MAX_VALUE - 16L, 4 << 20, 512, new int[512], learner.getRef());
+        LoggingTestKit.error("more than the 2000 bytes this node's model implies").expect(kit.system(), () -> {
+            fetcher.tell(huge);
+            return null;
+        });
+        learner.expectNoMessage(QUIET);
+        assertEquals(new WeightsFetcher.Serving(0, 0), serving(fetcher));
+        byte[] fits = WeightsAssemblyTest.randomBytes(2000);
+        WeightsNotice n = notice(3, fits, learner);
+        fetcher.tell(n);
+        for (int i = 0; i < 2; i++) answer(nextFetch(learner), n, fits);
+        assertArrayEquals(fits, server.expectMessageClass(PolicyServer.LoadWeights.class).safetensors());
+    }
+
+    @Test
+    void inAnActorSystemWithoutAClusterOnlyItsOwnActorsAreLearners() {
+        var fromLearner = WeightsFetcher.learnerMembers(kit.system());
+        TestProbe<SourceCommand> local = kit.createTestProbe();
+        assertTrue(fromLearner.test(local.getRef()));
+    }
+
+    @Test
     void aFetcherThatStartsAfterThePublicationAsksTheSourceItFindsAndCatchesUp() {
         TestProbe<SourceCommand> source = kit.createTestProbe();
         TestProbe<PolicyServer.Command> server = kit.createTestProbe();

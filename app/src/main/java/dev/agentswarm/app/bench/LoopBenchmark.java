@@ -85,7 +85,8 @@ public final class LoopBenchmark {
         ActorRef<PolicyServer.Command> server = system.systemActorOf(PolicyServer.create(
                         () -> model.newGenerator(new GeneratorSettings(8, 64, 4096, 1))),
                 "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
-        WeightsFetcher.spawn(system, system.settings().config(), server, model.version());
+        WeightsFetcher.spawn(system, system.settings().config(), server, model.version(),
+                dev.agentswarm.workers.EmbeddedPolicy.maxWeightsBytes(model.model()));
         return server;
     }
 

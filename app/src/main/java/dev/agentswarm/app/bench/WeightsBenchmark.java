@@ -66,7 +66,7 @@ public final class WeightsBenchmark {
                 SwarmNode w = SwarmNode.start(node, none, learner.address());
                 nodes.add(w);
                 ActorRef<PolicyServer.Command> server = w.system().systemActorOf(standInServer(), "policy-server", Props.empty());
-                fetchers.add(WeightsFetcher.spawn(w.system(), node, server, 0));
+                fetchers.add(WeightsFetcher.spawn(w.system(), node, server, 0, Long.MAX_VALUE)); // arbitrary bytes: no model bounds them
             }
             awaitTopics(learner.system(), workers, Duration.ofSeconds(30));
             return new Cluster(nodes, source, fetchers);

@@ -58,8 +58,14 @@ public final class NodeCommand implements Callable<Integer> {
     Integer port;
 
     @Option(names = "--host", defaultValue = "127.0.0.1",
-            description = "The address other nodes reach this one at (default ${DEFAULT-VALUE}).")
+            description = {"The address other nodes reach this one at (default ${DEFAULT-VALUE}). Any address but a loopback",
+                    "one needs TLS (--config conf/cluster-tls.conf) or --insecure-cluster."})
     String host;
+
+    @Option(names = "--insecure-cluster",
+            description = {"Allow plain TCP on a non-loopback --host: anyone who reaches the port can join the cluster and use it.",
+                    "Only for a network you trust entirely; prefer TLS."})
+    boolean insecureCluster;
 
     @Option(names = "--config", paramLabel = "FILE", description = "HOCON file overriding the defaults (e.g. conf/cluster-tls.conf).")
     Path config;
@@ -72,6 +78,11 @@ public final class NodeCommand implements Callable<Integer> {
             description = {"An orchestrator node's folder: the traces of the swarms it runs, and their H2 journal when no shared",
                     "database is configured (default runs/node-PORT)."})
     Path dataDir;
+
+    @Option(names = "--runs-dir", paramLabel = "DIR",
+            description = {"A learner node's folder of training runs (default runs): it opens only run folders inside it, as",
+                    "jobs name them (on storage every learner node reads at the same path)."})
+    Path runsDir;
 
     @Mixin
     PolicyOptions policyOptions;
@@ -93,6 +104,11 @@ public final class NodeCommand implements Callable<Integer> {
                 .withValue("pekko.cluster.roles", ConfigValueFactory.fromIterable(List.copyOf(wanted)))
                 .withValue("pekko.remote.artery.canonical.hostname", ConfigValueFactory.fromAnyRef(host))
                 .withValue("pekko.remote.artery.canonical.port", ConfigValueFactory.fromAnyRef(listen));
+        if (runsDir != null) {
+            cfg = cfg.withValue(dev.agentswarm.app.TrainingRuns.RUNS_KEY, ConfigValueFactory.fromAnyRef(runsDir.toAbsolutePath().toString()));
+        }
+        if (insecureCluster) cfg = cfg.withValue("agentswarm.node.insecure-cluster", ConfigValueFactory.fromAnyRef(true));
+        dev.agentswarm.app.ClusterTransport.check(cfg); // before the journal database or anything else is touched
         String swarms = null;
         if (orchestrator) {
             // The cluster's swarms may be placed here: they journal (the shared database, or H2 in the data folder) and trace here.

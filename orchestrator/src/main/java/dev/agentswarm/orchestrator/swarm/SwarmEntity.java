@@ -2,7 +2,6 @@ package dev.agentswarm.orchestrator.swarm;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.CborSerializable;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Task;
@@ -56,8 +55,10 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
 
     /**
      * Run {@code task} as this entity's swarm; {@code config} is the HOCON of the client's
-     * {@code agentswarm.swarm} and {@code agentswarm.episode} settings (over the node's own), {@code tools}
-     * the sub-agents' tools. A swarm already started keeps its own task and only adds the client.
+     * {@code agentswarm.swarm} and {@code agentswarm.episode} settings (over the node's own, read as
+     * {@link ClientSwarmConfig} says: no include, no reference to the node's settings or environment),
+     * {@code tools} the sub-agents' tools. A swarm already started keeps its own task and only adds the
+     * client. Anything refused is answered {@link Refused}.
      */
     public record Start(Task task, String config, List<String> tools, ActorRef<Update> replyTo) implements Command {}
 
@@ -94,6 +95,9 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
 
     /** Attached to a run id that has no swarm. */
     public record Unknown(String runId, String reason) implements Update {}
+
+    /** The request was refused and nothing was started: a run id that is not one, or settings a client may not send. */
+    public record Refused(String runId, String reason) implements Update {}
 
     /** What the entity journals. */
     public interface Event extends CborSerializable {}
@@ -215,7 +219,16 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
     }
 
     private Effect<Event, State> onStart(State state, Start s) {
+        if (refused(s.replyTo())) return Effect().none();
         if (state.swarm() != null) return subscribe(state, s.replyTo());
+        try {
+            ClientSwarmConfig.parse(s.config());
+        } catch (IllegalArgumentException e) {
+            ctx.getLog().warn("swarm {}: refused the settings {} sent: {}", runId, s.replyTo().path().address(), e.getMessage());
+            s.replyTo().tell(new Refused(runId, e.getMessage()));
+            passivate();
+            return Effect().none();
+        }
         Submitted swarm = new Submitted(s.task(), s.config(), s.tools());
         return Effect().persist(List.of(swarm, new Subscribed(s.replyTo()))).thenRun(st -> {
             clients.add(s.replyTo());
@@ -225,12 +238,26 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
     }
 
     private Effect<Event, State> onAttach(State state, Attach a) {
+        if (refused(a.replyTo())) return Effect().none();
         if (state.swarm() == null) {
             a.replyTo().tell(new Unknown(runId, "no swarm " + runId + " in the journal"));
             passivate();
             return Effect().none();
         }
         return subscribe(state, a.replyTo());
+    }
+
+    /**
+     * Whether this entity's run id is not one ({@link SwarmRunIds}): the client is told so and the entity
+     * goes, having opened nothing (the run id names the swarm's folder).
+     */
+    private boolean refused(ActorRef<Update> client) {
+        String problem = SwarmRunIds.problem(runId);
+        if (problem == null) return false;
+        ctx.getLog().warn("swarm {} refused for {}: {}", runId, client.path().address(), problem);
+        client.tell(new Refused(runId, problem));
+        passivate();
+        return true;
     }
 
     /** A client joins: it hears where the swarm runs, and the answer now if there is one. */
@@ -278,7 +305,8 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
 
     private void launch(Submitted swarm, boolean resumed) {
         launches++;
-        Config config = ConfigFactory.parseString(swarm.config()).withFallback(nodeConfig).resolve();
+        // Checked when it was submitted; read the same way again, so a journal from before the check runs nothing it refuses.
+        Config config = ClientSwarmConfig.parse(swarm.config()).withFallback(nodeConfig);
         Set<String> tools = new TreeSet<>(swarm.tools());
         SwarmSettings settings = SwarmSettings.fromConfig(config, tools);
         if (files == null) files = runFiles.open(runId, this::forward);
@@ -317,7 +345,7 @@ public final class SwarmEntity extends EventSourcedBehavior<SwarmEntity.Command,
                 .onSignal(RecoveryCompleted.instance(), state -> {
                     clients.addAll(state.clients());
                     // Started again (its node died, or a client attached after it passivated): the swarm goes on, and says where.
-                    if (state.swarm() != null) {
+                    if (state.swarm() != null && SwarmRunIds.problem(runId) == null) {
                         launch(state.swarm(), true);
                         for (ActorRef<Update> c : clients) c.tell(new Accepted(runId, node, true));
                     } else {

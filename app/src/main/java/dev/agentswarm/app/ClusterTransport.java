@@ -1,0 +1,61 @@
+package dev.agentswarm.app;
+
+import com.typesafe.config.Config;
+import java.util.regex.Pattern;
+
+/**
+ * Whether a node may start with its transport: a node that other machines can reach must speak TLS
+ * with the cluster's certificates, because a cluster member is trusted with everything the cluster does
+ * (it may send tools' calls to run, start swarms, train, publish weights). Plain TCP is for the loopback
+ * interface, where only this machine's processes reach the node; anywhere else it is refused unless
+ * {@code agentswarm.node.insecure-cluster} ({@code swarm node --insecure-cluster}) says the network
+ * itself is trusted, and then said loudly. Checked from the configuration alone, before anything binds.
+ */
+public final class ClusterTransport {
+
+    static final String INSECURE_KEY = "agentswarm.node.insecure-cluster";
+    static final String CANONICAL = "pekko.remote.artery.canonical.hostname";
+    static final String BIND = "pekko.remote.artery.bind.hostname";
+    static final String TRANSPORT = "pekko.remote.artery.transport";
+
+    /** 127.0.0.0/8, ::1 (in its spellings) and localhost: names that never leave this machine. */
+    private static final Pattern LOOPBACK = Pattern.compile("(?i)localhost|127(\\.\\d{1,3}){3}|\\[?(::1|0:0:0:0:0:0:0:1)]?");
+
+    private ClusterTransport() {}
+
+    /**
+     * Null when {@code config}'s node may start as it is, else the warning to print (insecure by choice);
+     * throws {@link IllegalArgumentException} naming the address and the two ways out when it may not.
+     */
+    public static String check(Config config) {
+        if (config.getString(TRANSPORT).equals("tls-tcp")) return null;
+        String exposed = exposedHost(config);
+        if (exposed == null) return null;
+        if (config.getBoolean(INSECURE_KEY)) {
+            return "WARNING: this node listens on " + exposed + " over plain TCP (--insecure-cluster): anyone who reaches that"
+                    + " address can join the cluster and run tools, read its swarms and publish weights. Use it only on a network"
+                    + " you trust entirely; otherwise use TLS (--config conf/cluster-tls.conf).";
+        }
+        throw new IllegalArgumentException("refusing to start a cluster node on " + exposed + " over plain TCP ("
+                + TRANSPORT + " = " + config.getString(TRANSPORT) + "): any process that reaches it could join the cluster."
+                + " Use TLS (--config conf/cluster-tls.conf, certificates from bin/swarm-cluster certs), or --insecure-cluster"
+                + " (" + INSECURE_KEY + " = on) on a network you trust entirely");
+    }
+
+    /** The canonical or bind host when it is not a loopback one (null when neither is exposed). */
+    private static String exposedHost(Config config) {
+        String canonical = config.getString(CANONICAL);
+        if (!isLoopback(canonical)) return "'" + canonical + "' (" + CANONICAL + ")";
+        // Pekko binds to the canonical host unless told otherwise; a bind host of 0.0.0.0 listens on every interface.
+        if (config.hasPath(BIND)) {
+            String bind = config.getString(BIND);
+            if (!bind.isEmpty() && !isLoopback(bind)) return "'" + bind + "' (" + BIND + ")";
+        }
+        return null;
+    }
+
+    /** Whether {@code host} is a loopback name or address, judged from its text (no name is looked up). */
+    static boolean isLoopback(String host) {
+        return LOOPBACK.matcher(host.strip()).matches();
+    }
+}
