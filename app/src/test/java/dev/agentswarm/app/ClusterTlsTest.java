@@ -104,6 +104,7 @@ class ClusterTlsTest {
             assertEquals("tls-tcp", running.getString("pekko.remote.artery.transport"));
             assertTrue(running.getBoolean(SSL + "require-mutual-authentication"));
             assertEquals("TLSv1.3", running.getString(SSL + "protocol"));
+            assertTrue(running.getBoolean(SSL + "hostname-verification"), "a peer's certificate must name its host");
             assertEquals(clusterCerts.resolve("truststore.p12").toString(), running.getString(SSL + "trust-store"));
             assertEquals(2, upMembers(node).size(), "both nodes are Up, seen from " + node.address());
         }
@@ -149,6 +150,64 @@ class ClusterTlsTest {
         String toA = "outbound connection to [" + a.address() + "]";
         assertTrue(messages.stream().anyMatch(m -> m.contains(toA) && m.contains("SSLHandshakeException: Received fatal alert")),
                 "the intruder's handshake was refused: " + messages);
+    }
+
+    @Test
+    void aNodeWithACertificateFromTheClusterCaForAnotherHostCannotJoin() throws Exception {
+        // Signed by the cluster's own CA, as a certificate taken from another host would be, but naming 10.9.9.9
+        // (a name only: nothing is sent there). The node it joins dials it back at 127.0.0.1 and checks the name.
+        Path misnamed = certificateOfTheClusterCa("misnamed", "IP:10.9.9.9");
+        Config intruder = SwarmNode.loadConfig(TLS_CONF, ConfigFactory.parseMap(Map.of(
+                "SWARM_TLS_KEYSTORE", misnamed.toString(),
+                "SWARM_TLS_PASSWORD", clusterPassword,
+                "SWARM_TLS_TRUSTSTORE", clusterCerts.resolve("truststore.p12").toString())));
+        ListAppender<ILoggingEvent> warnings = new ListAppender<>();
+        warnings.start();
+        Logger root = (Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.addAppender(warnings);
+        try {
+            assertNeverJoins(intruder);
+        } finally {
+            root.detachAppender(warnings);
+        }
+        List<String> messages;
+        synchronized (warnings) {
+            messages = warnings.list.stream().map(e -> e.getFormattedMessage() + (e.getThrowableProxy() == null ? ""
+                    : " " + e.getThrowableProxy().getMessage())).toList();
+        }
+        assertTrue(messages.stream().anyMatch(m -> m.contains("No subject alternative names matching IP address 127.0.0.1")),
+                "the certificate was refused for its name: " + messages);
+    }
+
+    /** A keystore with a new key whose certificate, signed by the cluster's CA, names {@code san}. */
+    private Path certificateOfTheClusterCa(String name, String san) throws Exception {
+        Path scratch = tmp.resolve(name + "-scratch.p12");
+        Path store = tmp.resolve(name + ".p12");
+        Files.copy(clusterCerts.resolve("ca.p12"), scratch);
+        // keytool signs only with a signer in the same store: made in a copy of the CA's, then moved to its own.
+        keytool("-genkeypair", "-alias", name, "-keyalg", "EC", "-groupname", "secp256r1", "-sigalg", "SHA256withECDSA",
+                "-validity", "2", "-dname", "CN=agentswarm " + name, "-signer", "ca", "-ext", "SAN=" + san,
+                "-ext", "EKU=serverAuth,clientAuth", "-ext", "KU:c=digitalSignature", "-storetype", "PKCS12",
+                "-keystore", scratch.toString(), "-storepass:env", "SWARM_TLS_PASSWORD");
+        keytool("-importkeystore", "-noprompt", "-srckeystore", scratch.toString(), "-srcalias", name,
+                "-srcstorepass:env", "SWARM_TLS_PASSWORD", "-destkeystore", store.toString(), "-deststoretype", "PKCS12",
+                "-deststorepass:env", "SWARM_TLS_PASSWORD");
+        Files.delete(scratch);
+        return store;
+    }
+
+    private void keytool(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "keytool").toString()));
+        command.addAll(List.of(args));
+        Path log = tmp.resolve("keytool.log");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("SWARM_TLS_PASSWORD", clusterPassword); // from the environment: never in a process list
+        Process p = pb.start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("keytool ran over 60 s: " + Files.readString(log));
+        }
+        assertEquals(0, p.exitValue(), Files.readString(log));
     }
 
     @Test
