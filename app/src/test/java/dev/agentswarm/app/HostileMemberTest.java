@@ -159,7 +159,7 @@ class HostileMemberTest {
         byte[] bytes = new byte[4096];
         ActorRef<WeightsProtocol.SourceCommand> fake = hostile.system().systemActorOf(Behaviors.receive(WeightsProtocol.SourceCommand.class)
                 .onMessage(WeightsProtocol.FetchChunk.class, f -> {
-                    f.replyTo().tell(new WeightsProtocol.WeightsChunk(f.version(), f.index(), bytes));
+                    f.replyTo().tell(new WeightsProtocol.WeightsChunk(f.version(), f.index(), f.nonce(), bytes));
                     return Behaviors.same();
                 }).build(), "fake-weights-source", Props.empty());
         WeightsNotice fromWorker = WeightsNotice.of(50, bytes, 4096, fake);

@@ -120,9 +120,9 @@ public final class WeightsSource extends AbstractBehavior<SourceCommand> {
         heardFrom(f.replyTo());
         Held held = held(f.version());
         if (held == null || f.index() < 0 || f.index() >= held.notice().chunkCount()) {
-            f.replyTo().tell(new ChunkUnavailable(f.version(), f.index(), current == null ? null : current.notice()));
+            f.replyTo().tell(new ChunkUnavailable(f.version(), f.index(), f.nonce(), current == null ? null : current.notice()));
         } else {
-            f.replyTo().tell(new WeightsChunk(f.version(), f.index(), held.notice().slice(held.bytes(), f.index())));
+            f.replyTo().tell(new WeightsChunk(f.version(), f.index(), f.nonce(), held.notice().slice(held.bytes(), f.index())));
         }
         return this;
     }
@@ -136,9 +136,9 @@ public final class WeightsSource extends AbstractBehavior<SourceCommand> {
         }
         Held held = held(f.version());
         if (held == null) {
-            f.replyTo().tell(new ChunkUnavailable(f.version(), WeightsProtocol.WHOLE, current == null ? null : current.notice()));
+            f.replyTo().tell(new ChunkUnavailable(f.version(), WeightsProtocol.WHOLE, f.nonce(), current == null ? null : current.notice()));
         } else {
-            f.replyTo().tell(new WholeWeights(f.version(), held.bytes()));
+            f.replyTo().tell(new WholeWeights(f.version(), f.nonce(), held.bytes()));
         }
         return this;
     }

@@ -87,9 +87,10 @@ class WeightsSourceTest {
         assertEquals(source, n1.source());
         ByteArrayOutputStream whole = new ByteArrayOutputStream();
         for (int i = 0; i < n1.chunkCount(); i++) {
-            n1.source().tell(new FetchChunk(1, i, fetcher.getRef()));
+            n1.source().tell(new FetchChunk(1, i, 77, fetcher.getRef()));
             WeightsChunk c = fetcher.expectMessageClass(WeightsChunk.class);
             assertEquals(i, c.index());
+            assertEquals(77, c.nonce(), "the request's nonce comes back");
             whole.writeBytes(c.bytes());
         }
         assertArrayEquals(v1, whole.toByteArray());
@@ -98,20 +99,21 @@ class WeightsSourceTest {
         source.tell(new WeightsSource.Publish(2, v2, null));
         WeightsNotice n2 = topicListener.receiveMessage();
         assertEquals(2, n2.version());
-        source.tell(new FetchChunk(1, 2, fetcher.getRef()));
+        source.tell(new FetchChunk(1, 2, 77, fetcher.getRef()));
         assertEquals(500, fetcher.expectMessageClass(WeightsChunk.class).bytes().length, "a fetch of the previous version can finish");
         source.tell(new WeightsSource.Publish(3, bytes(900, 3), null));
         WeightsNotice n3 = topicListener.receiveMessage();
-        source.tell(new FetchChunk(1, 0, fetcher.getRef()));
-        assertEquals(new ChunkUnavailable(1, 0, n3), fetcher.expectMessageClass(ChunkUnavailable.class), "gone, and what is newest");
-        source.tell(new FetchChunk(3, 1, fetcher.getRef()));
+        source.tell(new FetchChunk(1, 0, 77, fetcher.getRef()));
+        assertEquals(new ChunkUnavailable(1, 0, 77, n3), fetcher.expectMessageClass(ChunkUnavailable.class), "gone, and what is newest");
+        source.tell(new FetchChunk(3, 1, 77, fetcher.getRef()));
         assertEquals(1, fetcher.expectMessageClass(ChunkUnavailable.class).index(), "version 3 has one chunk");
 
-        source.tell(new FetchWhole(3, local.getRef()));
+        source.tell(new FetchWhole(3, 77, local.getRef()));
         assertEquals(900, local.expectMessageClass(WholeWeights.class).bytes().length, "all of a version at once, for this JVM");
-        source.tell(new FetchWhole(1, local.getRef()));
-        assertEquals(new ChunkUnavailable(1, WeightsProtocol.WHOLE, n3), local.expectMessageClass(ChunkUnavailable.class));
-        source.tell(new FetchWhole(3, fetcher.getRef()));
+        source.tell(new FetchWhole(1, 77, local.getRef()));
+        assertEquals(new ChunkUnavailable(1, WeightsProtocol.WHOLE, 77, n3), local.expectMessageClass(ChunkUnavailable.class),
+                "with the request's nonce");
+        source.tell(new FetchWhole(3, 77, fetcher.getRef()));
         fetcher.expectNoMessage(Duration.ofMillis(200)); // never the whole model to another node: it pulls chunks
 
         source.tell(new WeightsSource.Publish(2, v2, null)); // not newer: refused
@@ -136,7 +138,7 @@ class WeightsSourceTest {
             source.tell(new WeightsSource.Publish(1, v1, published.getRef()));
             published.receiveMessage();
             TestProbe<FetcherCommand> fetcher = plain.createTestProbe();
-            source.tell(new FetchWhole(1, fetcher.getRef()));
+            source.tell(new FetchWhole(1, 77, fetcher.getRef()));
             assertSame(v1, fetcher.expectMessageClass(WholeWeights.class).bytes(), "by reference, no copy");
         } finally {
             plain.shutdownTestKit();

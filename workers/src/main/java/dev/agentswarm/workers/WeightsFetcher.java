@@ -61,7 +61,9 @@ import org.apache.pekko.cluster.typed.Cluster;
  * And only when its size is at most what this node's model implies ({@code maxBytes}: the model's
  * parameters as F32 and a header): the bytes are allocated when the fetch starts, so an announced
  * 2 GiB would otherwise be taken from the heap before a single chunk came. A notice refused for either
- * reason is logged, naming the source, and changes nothing.
+ * reason is logged, naming the source, and changes nothing. Each fetch draws a random nonce that its
+ * requests carry and the source echoes: a chunk without it (forged to match its CRC32C by another
+ * member, which any member could do) is not taken.
  *
  * <p>Waiting for weights (the API for gating a node's work). Spawn one per node with
  * {@link #spawn} ({@link EmbeddedPolicy#spawn} does, see {@link EmbeddedPolicy#weights()}), then:
@@ -119,8 +121,10 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     private final long maxBytes;
     private WeightsNotice refused; // a version that failed its checks or its load is not fetched again
     private WeightsNotice fetching; // the version being fetched, null when none
+    private long nonce; // drawn for each fetch; an answer without it was not asked for (WeightsProtocol.FetchChunk)
     private WeightsAssembly assembly; // its chunks; null when it comes whole from this JVM
     private long fetchStarted;
+    private static final java.security.SecureRandom NONCES = new java.security.SecureRandom();
     private final Map<Integer, Integer> outstanding = new HashMap<>(); // chunk index (or WHOLE) → retries so far
     private int nextIndex;
     private WeightsNotice loading;
@@ -301,6 +305,7 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
             abandon();
         }
         fetchStarted = System.nanoTime();
+        nonce = NONCES.nextLong();
         if (inThisJvm.test(newest.source())) {
             fetching = newest;
             request(WeightsProtocol.WHOLE, 0);
@@ -346,8 +351,8 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     private void request(int index, int retries) {
         WeightsNotice n = fetching;
         outstanding.put(index, retries);
-        n.source().tell(index == WeightsProtocol.WHOLE ? new FetchWhole(n.version(), getContext().getSelf())
-                : new FetchChunk(n.version(), index, getContext().getSelf()));
+        n.source().tell(index == WeightsProtocol.WHOLE ? new FetchWhole(n.version(), nonce, getContext().getSelf())
+                : new FetchChunk(n.version(), index, nonce, getContext().getSelf()));
         timers.startSingleTimer(index, new ChunkTimedOut(n.version(), index), settings.chunkTimeout());
     }
 
@@ -360,7 +365,8 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     }
 
     private Behavior<FetcherCommand> onChunk(WeightsChunk c) {
-        if (assembly == null || c.version() != fetching.version()) return this; // a late reply to an abandoned fetch
+        // A late reply to an abandoned fetch, or one nobody asked for (another member's forgery): not this fetch's nonce.
+        if (assembly == null || c.version() != fetching.version() || c.nonce() != nonce) return this;
         Integer retries = outstanding.remove(c.index());
         if (retries != null) timers.cancel(c.index());
         try {
@@ -391,7 +397,7 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     }
 
     private Behavior<FetcherCommand> onWhole(WholeWeights w) {
-        if (fetching == null || assembly != null || w.version() != fetching.version()) return this;
+        if (fetching == null || assembly != null || w.version() != fetching.version() || w.nonce() != nonce) return this;
         if (outstanding.remove(WeightsProtocol.WHOLE) == null) return this; // a retried request answered twice
         timers.cancel(WeightsProtocol.WHOLE);
         if (w.bytes() == null || w.bytes().length != fetching.totalBytes()) {
@@ -403,7 +409,7 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     }
 
     private Behavior<FetcherCommand> onUnavailable(ChunkUnavailable u) {
-        if (fetching == null || u.version() != fetching.version()) return this;
+        if (fetching == null || u.version() != fetching.version() || u.nonce() != nonce) return this;
         getContext().getLog().info("weights version {} is no longer held by its source (it holds {})", u.version(),
                 u.newest() == null ? "none" : u.newest().version());
         abandon();

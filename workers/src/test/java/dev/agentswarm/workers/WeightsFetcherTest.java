@@ -62,7 +62,7 @@ class WeightsFetcherTest {
     }
 
     private static void answer(FetchChunk f, WeightsNotice n, byte[] bytes) {
-        f.replyTo().tell(new WeightsChunk(f.version(), f.index(), n.slice(bytes, f.index())));
+        f.replyTo().tell(new WeightsChunk(f.version(), f.index(), f.nonce(), n.slice(bytes, f.index())));
     }
 
     /** The next chunk request, past any ask for the latest version (sent again when the listing changes). */
@@ -166,7 +166,7 @@ class WeightsFetcherTest {
         WeightsNotice n4 = notice(4, b4, source);
         fetcher.tell(n3);
         FetchChunk f3 = source.expectMessageClass(FetchChunk.class);
-        f3.replyTo().tell(new ChunkUnavailable(3, f3.index(), n4));
+        f3.replyTo().tell(new ChunkUnavailable(3, f3.index(), f3.nonce(), n4));
         source.expectMessageClass(FetchChunk.class);
         source.expectMessageClass(FetchChunk.class); // the rest of version 3's window, sent before the refusal came
         for (int i = 0; i < 3; i++) {
@@ -208,7 +208,7 @@ class WeightsFetcherTest {
                 FetchChunk f = source.expectMessageClass(FetchChunk.class);
                 byte[] chunk = n.slice(bytes, f.index());
                 if (f.index() == 1) chunk[0] ^= 1;
-                f.replyTo().tell(new WeightsChunk(1, f.index(), chunk));
+                f.replyTo().tell(new WeightsChunk(1, f.index(), f.nonce(), chunk));
             }
             return null;
         });
@@ -237,7 +237,7 @@ class WeightsFetcherTest {
                     chunk[0] ^= 1;
                     bad++;
                 }
-                f.replyTo().tell(new WeightsChunk(1, f.index(), chunk));
+                f.replyTo().tell(new WeightsChunk(1, f.index(), f.nonce(), chunk));
             }
             return null;
         });
@@ -258,7 +258,7 @@ class WeightsFetcherTest {
         FetchWhole whole = source.expectMessageClass(FetchWhole.class);
         assertEquals(1, whole.version());
         source.expectNoMessage(QUIET); // no chunk requests
-        whole.replyTo().tell(new WholeWeights(1, bytes));
+        whole.replyTo().tell(new WholeWeights(1, whole.nonce(), bytes));
         PolicyServer.LoadWeights load = server.expectMessageClass(PolicyServer.LoadWeights.class);
         assertArrayEquals(bytes, load.safetensors());
         load.replyTo().tell(new PolicyServer.WeightsLoaded(1, null));
@@ -269,7 +269,7 @@ class WeightsFetcherTest {
         fetcher.tell(n2);
         FetchWhole second = source.expectMessageClass(FetchWhole.class);
         LoggingTestKit.error("refused fetched weights version 2: they are 2500 bytes, announced 2600").expect(kit.system(), () -> {
-            second.replyTo().tell(new WholeWeights(2, bytes));
+            second.replyTo().tell(new WholeWeights(2, second.nonce(), bytes));
             return null;
         });
         server.expectNoMessage(QUIET);
@@ -282,10 +282,10 @@ class WeightsFetcherTest {
         WeightsNotice n4 = notice(4, b4, source);
         fetcher.tell(notice(3, bytes, source));
         FetchWhole third = source.expectMessageClass(FetchWhole.class);
-        third.replyTo().tell(new ChunkUnavailable(3, WeightsProtocol.WHOLE, n4));
+        third.replyTo().tell(new ChunkUnavailable(3, WeightsProtocol.WHOLE, third.nonce(), n4));
         FetchWhole fourth = source.expectMessageClass(FetchWhole.class);
         assertEquals(4, fourth.version());
-        fourth.replyTo().tell(new WholeWeights(4, b4));
+        fourth.replyTo().tell(new WholeWeights(4, fourth.nonce(), b4));
         assertArrayEquals(b4, server.expectMessageClass(PolicyServer.LoadWeights.class).safetensors());
     }
 
@@ -343,6 +343,66 @@ class WeightsFetcherTest {
         fetcher.tell(n);
         for (int i = 0; i < 2; i++) answer(nextFetch(learner), n, fits);
         assertArrayEquals(fits, server.expectMessageClass(PolicyServer.LoadWeights.class).safetensors());
+    }
+
+    @Test
+    void aChunkForgedToMatchItsCrcIsNotTakenWithoutTheRequestsNonce() {
+        TestProbe<SourceCommand> source = kit.createTestProbe();
+        TestProbe<PolicyServer.Command> server = kit.createTestProbe();
+        ActorRef<FetcherCommand> fetcher = fetcher(server, Long.MAX_VALUE);
+        byte[] bytes = WeightsAssemblyTest.randomBytes(1500);
+        WeightsNotice n = notice(1, bytes, source);
+        fetcher.tell(n);
+        FetchChunk first = nextFetch(source);
+        byte[] forged = sameCrc32c(n.slice(bytes, first.index()));
+        assertTrue(n.matches(first.index(), forged), "CRC32C alone does not tell the forgery");
+        // Another member knows the version and the index (the notice is public), not the nonce.
+        fetcher.tell(new WeightsChunk(1, first.index(), first.nonce() + 1, forged));
+        answer(first, n, bytes);
+        answer(nextFetch(source), n, bytes);
+        assertArrayEquals(bytes, server.expectMessageClass(PolicyServer.LoadWeights.class).safetensors(), "only the source's bytes");
+    }
+
+    /**
+     * {@code chunk} with its first byte changed and its last four set so that its CRC32C is unchanged:
+     * CRC is linear over GF(2), so the last 32 bits are solved for, as any member could.
+     */
+    static byte[] sameCrc32c(byte[] chunk) {
+        int target = WeightsProtocol.crc32c(chunk, 0, chunk.length);
+        byte[] x = chunk.clone();
+        x[0] ^= (byte) 0xA5;
+        int end = x.length - 4;
+        java.util.Arrays.fill(x, end, x.length, (byte) 0);
+        int base = WeightsProtocol.crc32c(x, 0, x.length);
+        int[] column = new int[32]; // what flipping bit j of the last four bytes does to the CRC
+        for (int j = 0; j < 32; j++) {
+            x[end + j / 8] ^= (byte) (1 << (j % 8));
+            column[j] = WeightsProtocol.crc32c(x, 0, x.length) ^ base;
+            x[end + j / 8] ^= (byte) (1 << (j % 8));
+        }
+        // Gaussian elimination: rows are CRC bits, each with the unknown bits (a 32-bit mask) and the wanted value.
+        int[] rows = new int[32];
+        int want = target ^ base;
+        int[] rhs = new int[32];
+        for (int r = 0; r < 32; r++) {
+            for (int j = 0; j < 32; j++) if ((column[j] >>> r & 1) != 0) rows[r] |= 1 << j;
+            rhs[r] = want >>> r & 1;
+        }
+        int[] pivotRow = new int[32];
+        int rank = 0;
+        for (int j = 0; j < 32 && rank < 32; j++) {
+            int p = -1;
+            for (int r = rank; r < 32; r++) if ((rows[r] >>> j & 1) != 0) { p = r; break; }
+            if (p < 0) throw new IllegalStateException("singular");
+            int t = rows[p]; rows[p] = rows[rank]; rows[rank] = t;
+            t = rhs[p]; rhs[p] = rhs[rank]; rhs[rank] = t;
+            for (int r = 0; r < 32; r++) {
+                if (r != rank && (rows[r] >>> j & 1) != 0) { rows[r] ^= rows[rank]; rhs[r] ^= rhs[rank]; }
+            }
+            pivotRow[j] = rank++;
+        }
+        for (int j = 0; j < 32; j++) if (rhs[pivotRow[j]] != 0) x[end + j / 8] ^= (byte) (1 << (j % 8));
+        return x;
     }
 
     @Test

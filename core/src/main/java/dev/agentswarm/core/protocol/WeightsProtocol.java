@@ -147,34 +147,41 @@ public final class WeightsProtocol {
     /** The newest version a source holds; {@code notice} is null when it has published none yet. */
     public record Latest(WeightsNotice notice) implements FetcherCommand {}
 
-    /** Send me chunk {@code index} of version {@code version} ({@link WeightsChunk} or {@link ChunkUnavailable}). */
-    public record FetchChunk(long version, int index, ActorRef<FetcherCommand> replyTo) implements SourceCommand {}
+    /**
+     * Send me chunk {@code index} of version {@code version} ({@link WeightsChunk} or {@link ChunkUnavailable}),
+     * with {@code nonce} in the answer. The nonce is a number the fetcher drew at random for this fetch:
+     * only the source it asked learns it, so an answer without it was not asked for. The notice's CRC32C
+     * catches corruption but any member could make a chunk that matches it; a forged answer cannot carry
+     * the nonce.
+     */
+    public record FetchChunk(long version, int index, long nonce, ActorRef<FetcherCommand> replyTo) implements SourceCommand {}
 
-    /** Chunk {@code index} of version {@code version}: the bytes from {@code index * chunkSize} on. */
-    public record WeightsChunk(long version, int index, byte[] bytes) implements FetcherCommand {}
+    /** Chunk {@code index} of version {@code version}: the bytes from {@code index * chunkSize} on; {@code nonce} the request's. */
+    public record WeightsChunk(long version, int index, long nonce, byte[] bytes) implements FetcherCommand {}
 
     /**
      * Send me all of version {@code version} in one {@link WholeWeights} (or {@link ChunkUnavailable}
      * with index {@link #WHOLE}). Only from a fetcher in the source's own actor system: the reply
      * is the source's array itself, which no frame between nodes could carry for a large model.
      */
-    public record FetchWhole(long version, ActorRef<FetcherCommand> replyTo) implements SourceCommand {}
+    public record FetchWhole(long version, long nonce, ActorRef<FetcherCommand> replyTo) implements SourceCommand {}
 
     /**
      * All of version {@code version}: the very array the source holds, shared and never to be
      * written. Serialisable like every message (tests serialise even local ones), but only ever sent
      * within one JVM, where it goes by reference: no copy, no checksum.
      */
-    public record WholeWeights(long version, byte[] bytes) implements FetcherCommand {}
+    public record WholeWeights(long version, long nonce, byte[] bytes) implements FetcherCommand {}
 
     /** The index in a {@link ChunkUnavailable} that answers a {@link FetchWhole}. */
     public static final int WHOLE = -1;
 
     /**
      * The source no longer holds {@code version} (or it has no such chunk; {@code index} is
-     * {@link #WHOLE} for a {@link FetchWhole}); {@code newest} is what it holds now, null when nothing.
+     * {@link #WHOLE} for a {@link FetchWhole}); {@code newest} is what it holds now, null when nothing;
+     * {@code nonce} the request's.
      */
-    public record ChunkUnavailable(long version, int index, WeightsNotice newest) implements FetcherCommand {}
+    public record ChunkUnavailable(long version, int index, long nonce, WeightsNotice newest) implements FetcherCommand {}
 
     /** Whether {@code ref} is in this actor system, where a message goes by reference and never crosses a wire. */
     public static boolean inThisJvm(ActorRef<?> ref) {

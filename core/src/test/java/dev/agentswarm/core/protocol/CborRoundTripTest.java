@@ -62,7 +62,7 @@ class CborRoundTripTest {
                         List.of(new ToolSpec("calculator", "d", Json.parse("{\"type\":\"object\"}"))), "required", spec.sampling()),
                 RewardBreakdown.NONE,
                 // Records with arrays compare their contents: a notice that crossed a wire equals the one sent.
-                new WeightsProtocol.ChunkUnavailable(2, WeightsProtocol.WHOLE, new WeightsProtocol.WeightsNotice(3, 2500, 1000, 3,
+                new WeightsProtocol.ChunkUnavailable(2, WeightsProtocol.WHOLE, -5L, new WeightsProtocol.WeightsNotice(3, 2500, 1000, 3,
                         new int[] {1, -2, 0x7fffffff}, system.<WeightsProtocol.SourceCommand>deadLetters())),
                 new WeightsProtocol.Latest(WeightsProtocol.WeightsNotice.withoutChecksums(4, 2500, 1000, system.deadLetters())));
         for (Object o : records) assertEquals(o, roundTrip(o), "round trip of " + o.getClass().getSimpleName());
