@@ -108,27 +108,11 @@ public final class EmbeddedPolicy implements Policy {
         system.getWhenTerminated().thenRun(model::close);
         // The server follows the weights the learner publishes, wherever it runs: the fetcher pulls them.
         ActorRef<WeightsProtocol.FetcherCommand> weights = WeightsFetcher.spawn(system, config, server, model.version(),
-                maxWeightsBytes(model.model()));
+                WeightsAcceptance.maxBytes(model.model()));
         Duration timeout = config.getDuration(EmbeddedModel.CONFIG_PATH + ".request-timeout");
         return new EmbeddedPolicy(server, model.template(), system.scheduler(), timeout,
                 model.describe() + " v" + model.version(), weights);
     }
-
-    /**
-     * The most bytes a version of {@code model}'s weights takes as the learner publishes them
-     * (safetensors, F32): every parameter's four bytes, and room for the header (each tensor's name,
-     * shape and offsets, and the metadata). The fetcher refuses an announced size above it.
-     */
-    public static long maxWeightsBytes(dev.agentswarm.policy.model.CausalLm model) {
-        long bytes = HEADER_ALLOWANCE;
-        for (ai.djl.nn.Parameter p : model.namedParameters().values()) bytes += 4 * p.getArray().size() + HEADER_PER_TENSOR;
-        return bytes;
-    }
-
-    /** The header's metadata (version, the model's shape) and its framing: a few hundred bytes, with ample room. */
-    private static final long HEADER_ALLOWANCE = 64 * 1024;
-    /** A tensor's entry in the header: its name (under 100 characters here), dtype, shape and offsets. */
-    private static final long HEADER_PER_TENSOR = 1024;
 
     /**
      * The node's {@link WeightsFetcher} (null when this policy was built without one): gate work on

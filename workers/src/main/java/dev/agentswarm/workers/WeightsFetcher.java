@@ -37,9 +37,6 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.actor.typed.pubsub.Topic;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
-import org.apache.pekko.actor.Address;
-import org.apache.pekko.cluster.Member;
-import org.apache.pekko.cluster.typed.Cluster;
 
 /**
  * Keeps the node's {@link PolicyServer} on the newest weights the learner published, wherever the
@@ -55,13 +52,9 @@ import org.apache.pekko.cluster.typed.Cluster;
  * {@code poll-interval}, it asks the sources for their newest version: a node that joined late or
  * missed a notice catches up without a new publication.
  *
- * <p>What it accepts. A notice (on the topic, or a source's answer) is taken only when its source is
- * an actor of a cluster member with the {@value #LEARNER_ROLE} role: any member can publish on the
- * topic or register as a source, and a worker must not be able to make every node serve its weights.
- * And only when its size is at most what this node's model implies ({@code maxBytes}: the model's
- * parameters as F32 and a header): the bytes are allocated when the fetch starts, so an announced
- * 2 GiB would otherwise be taken from the heap before a single chunk came. A notice refused for either
- * reason is logged, naming the source, and changes nothing. Each fetch draws a random nonce that its
+ * <p>What it accepts. A notice (on the topic, or a source's answer) is taken only as its
+ * {@link WeightsAcceptance} says: from a source on a learner member, and no larger than the node's
+ * model implies; one refused is logged, naming its source, and changes nothing. Each fetch draws a random nonce that its
  * requests carry and the source echoes: a chunk without it (forged to match its CRC32C by another
  * member, which any member could do) is not taken.
  *
@@ -83,9 +76,6 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
 
     /** The actor's name under /system, where {@link #spawn} puts it; chunk replies come to this path on the large-message lane. */
     public static final String NAME = "weights-fetcher";
-
-    /** The role of the nodes whose weights sources are followed (the nodes that run the learner). */
-    public static final String LEARNER_ROLE = "learner";
 
     /** Answer {@link Serving} once the node serves {@code atLeast} or a newer version. */
     public record AwaitVersion(long atLeast, ActorRef<Serving> replyTo) implements FetcherCommand {}
@@ -117,8 +107,7 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     private WeightsNotice newest;
     private boolean heard;
     private final Predicate<ActorRef<?>> inThisJvm;
-    private final Predicate<ActorRef<?>> fromLearner;
-    private final long maxBytes;
+    private final WeightsAcceptance acceptance;
     private WeightsNotice refused; // a version that failed its checks or its load is not fetched again
     private WeightsNotice fetching; // the version being fetched, null when none
     private long nonce; // drawn for each fetch; an answer without it was not asked for (WeightsProtocol.FetchChunk)
@@ -140,14 +129,10 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
         return create(server, served, settings, maxChunkBytes, WeightsProtocol::inThisJvm);
     }
 
-    /**
-     * The same, taking only versions of at most {@code maxBytes} (what the served model implies) from
-     * the sources of members with the {@value #LEARNER_ROLE} role.
-     */
+    /** The same, taking only the versions {@code acceptance} takes. */
     public static Behavior<FetcherCommand> create(ActorRef<PolicyServer.Command> server, long served, WeightsSettings settings,
-                                                  long maxChunkBytes, long maxBytes) {
-        return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new WeightsFetcher(ctx, timers, server, served, settings, maxChunkBytes,
-                WeightsProtocol::inThisJvm, learnerMembers(ctx.getSystem()), maxBytes)));
+                                                  long maxChunkBytes, WeightsAcceptance acceptance) {
+        return create(server, served, settings, maxChunkBytes, WeightsProtocol::inThisJvm, acceptance);
     }
 
     /**
@@ -157,35 +142,14 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     static Behavior<FetcherCommand> create(ActorRef<PolicyServer.Command> server, long served, WeightsSettings settings,
                                            long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new WeightsFetcher(ctx, timers, server, served, settings, maxChunkBytes,
-                inThisJvm, learnerMembers(ctx.getSystem()), Long.MAX_VALUE)));
+                inThisJvm, WeightsAcceptance.learners(ctx.getSystem(), Long.MAX_VALUE))));
     }
 
-    /** The same, with {@code fromLearner} telling the sources it follows and {@code maxBytes} the largest version it takes. */
+    /** The same, taking only the versions {@code acceptance} takes. */
     static Behavior<FetcherCommand> create(ActorRef<PolicyServer.Command> server, long served, WeightsSettings settings,
-                                           long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm, Predicate<ActorRef<?>> fromLearner,
-                                           long maxBytes) {
+                                           long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm, WeightsAcceptance acceptance) {
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new WeightsFetcher(ctx, timers, server, served, settings, maxChunkBytes,
-                inThisJvm, fromLearner, maxBytes)));
-    }
-
-    /**
-     * Whether an actor belongs to a member with the {@value #LEARNER_ROLE} role, as this node's view of
-     * the membership says now (a source not seen yet is asked again at the next poll). Outside a cluster
-     * there are no other members: only this actor system's own actors.
-     */
-    static Predicate<ActorRef<?>> learnerMembers(ActorSystem<?> system) {
-        if (!system.settings().config().getString("pekko.actor.provider").matches("cluster|.*\\.ClusterActorRefProvider")) {
-            return WeightsProtocol::inThisJvm;
-        }
-        Cluster cluster = Cluster.get(system);
-        return ref -> {
-            Address address = ref.path().address();
-            if (address.hasLocalScope()) return cluster.selfMember().hasRole(LEARNER_ROLE);
-            for (Member m : cluster.state().getMembers()) {
-                if (m.address().equals(address)) return m.hasRole(LEARNER_ROLE);
-            }
-            return false;
-        };
+                inThisJvm, acceptance)));
     }
 
     /**
@@ -197,7 +161,8 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
                                                  long maxBytes) {
         Config node = system.settings().config();
         WeightsSettings settings = WeightsSettings.fromConfig(config.withFallback(node), node);
-        return system.systemActorOf(create(server, served, settings, WeightsSettings.maxChunkBytes(node), maxBytes), NAME,
+        return system.systemActorOf(create(server, served, settings, WeightsSettings.maxChunkBytes(node),
+                WeightsAcceptance.learners(system, maxBytes)), NAME,
                 DispatcherSelector.fromConfig("agentswarm.weights-dispatcher"));
     }
 
@@ -214,11 +179,10 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
 
     private WeightsFetcher(ActorContext<FetcherCommand> context, TimerScheduler<FetcherCommand> timers, ActorRef<PolicyServer.Command> server,
                            long served, WeightsSettings settings, long maxChunkBytes, Predicate<ActorRef<?>> inThisJvm,
-                           Predicate<ActorRef<?>> fromLearner, long maxBytes) {
+                           WeightsAcceptance acceptance) {
         super(context);
         this.inThisJvm = inThisJvm;
-        this.fromLearner = fromLearner;
-        this.maxBytes = maxBytes;
+        this.acceptance = acceptance;
         this.timers = timers;
         this.server = server;
         this.served = served;
@@ -267,7 +231,9 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
     }
 
     private void consider(WeightsNotice n) {
-        if (!accepted(n)) {
+        String refusal = acceptance.refusal(n);
+        if (refusal != null) {
+            getContext().getLog().warn(refusal);
             answerWaiting();
             return;
         }
@@ -277,22 +243,6 @@ public final class WeightsFetcher extends AbstractBehavior<FetcherCommand> {
         }
         advance();
         answerWaiting();
-    }
-
-    /** Whether {@code n} comes from a learner member and fits this node's model; logs why not. */
-    private boolean accepted(WeightsNotice n) {
-        if (!fromLearner.test(n.source())) {
-            getContext().getLog().warn("ignored weights version {} announced with source {}: not an actor of a cluster member with the"
-                    + " {} role", n.version(), n.source(), LEARNER_ROLE);
-            return false;
-        }
-        if (n.totalBytes() > maxBytes) {
-            getContext().getLog().error("refused weights version {} from {}: {} bytes announced, more than the {} bytes this node's"
-                    + " model implies (its parameters as F32 and a header); is the learner training another model?", n.version(),
-                    n.source(), n.totalBytes(), maxBytes);
-            return false;
-        }
-        return true;
     }
 
     /** Starts fetching the newest version when it is newer than the one served and nothing is loading. */

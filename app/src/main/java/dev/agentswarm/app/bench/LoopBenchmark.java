@@ -86,7 +86,7 @@ public final class LoopBenchmark {
                         () -> model.newGenerator(new GeneratorSettings(8, 64, 4096, 1))),
                 "policy-server", DispatcherSelector.fromConfig("agentswarm.policy-server-dispatcher"));
         WeightsFetcher.spawn(system, system.settings().config(), server, model.version(),
-                dev.agentswarm.workers.EmbeddedPolicy.maxWeightsBytes(model.model()));
+                dev.agentswarm.workers.WeightsAcceptance.maxBytes(model.model()));
         return server;
     }
 
