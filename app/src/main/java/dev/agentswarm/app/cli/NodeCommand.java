@@ -30,6 +30,8 @@ import picocli.CommandLine.Option;
         description = {"Start a long-running cluster member that serves until stopped (SIGTERM leaves the cluster cleanly,",
                 "handing its workers to the other nodes after they drain). The first node needs no --seed; the others join it.",
                 "A worker node runs episodes with its own policy (the embedded model unless --endpoint or --script) and tools.",
+                "Every member is trusted with what the cluster does: on an address other machines reach, a node speaks TLS",
+                "(--config conf/cluster-tls.conf) or refuses to start (--insecure-cluster: a trusted network only).",
                 "  swarm node --roles worker --port 2551",
                 "  swarm node --roles worker --seed pekko://swarm@127.0.0.1:2551",
                 "  swarm node --roles orchestrator,worker --seed pekko://swarm@127.0.0.1:2551 --config conf/persistence-postgres.conf",
