@@ -1,9 +1,6 @@
 package dev.agentswarm.sandbox;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.logging.Logger;
@@ -23,7 +20,6 @@ final class Confinement implements AutoCloseable {
     /** The first shell: $1 the cgroup.procs to join or -, $2 the seccomp filter to open on fd 3 or -, then the command. */
     static final String PRELUDE = "set -e; echo 1000 > /proc/self/oom_score_adj; [ \"$1\" = - ] || echo $$ > \"$1\"; "
             + "[ \"$2\" = - ] || exec 3< \"$2\"; shift 2; exec \"$@\"";
-    static final int SECCOMP_FD = 3;
 
     private final SandboxSettings settings;
     private final boolean root;
@@ -35,7 +31,10 @@ final class Confinement implements AutoCloseable {
         this.settings = settings;
         this.root = root;
         boolean isolated = settings.isolation() == SandboxSettings.Isolation.BWRAP;
-        this.seccomp = isolated ? writeFilter() : null;
+        this.seccomp = isolated ? Bubblewrap.seccompFilter() : null;
+        if (isolated && seccomp == null) {
+            LOG.warning("no seccomp filter for " + System.getProperty("os.arch") + ": sandboxed programs may make any system call");
+        }
         SlotCgroups.Opened opened = settings.cgroups()
                 ? SlotCgroups.openForThisProcess("agentswarm-sandbox-" + ProcessHandle.current().pid(),
                         settings.slots() + settings.sessions(), settings.memoryBytes(), settings.processes())
@@ -86,19 +85,8 @@ final class Confinement implements AutoCloseable {
         c.addAll(List.of("prlimit", "--cpu=" + cpuSoft + ":" + cpuHard, "--as=" + settings.memoryBytes(),
                 "--nproc=" + settings.processes(), "--fsize=" + settings.fileSizeBytes(), "--core=0", "--"));
         if (isolated) {
-            c.addAll(List.of(settings.bwrapPath(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
-                    "--new-session", "--cap-drop", "ALL", "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/work",
-                    "--setenv", "LANG", "C.UTF-8", "--ro-bind", "/usr", "/usr"));
-            if (seccomp != null) c.addAll(List.of("--seccomp", Integer.toString(SECCOMP_FD)));
-            for (String dir : List.of("/bin", "/sbin", "/lib", "/lib32", "/lib64")) {
-                Path p = Path.of(dir);
-                try {
-                    if (Files.isSymbolicLink(p)) c.addAll(List.of("--symlink", Files.readSymbolicLink(p).toString(), dir));
-                    else if (Files.isDirectory(p)) c.addAll(List.of("--ro-bind", dir, dir));
-                } catch (IOException e) {
-                    throw new SandboxUnavailableException("cannot read " + dir + ": " + e.getMessage());
-                }
-            }
+            c.addAll(Bubblewrap.common(settings.bwrapPath(), false, seccomp != null));
+            c.addAll(List.of("--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/work", "--setenv", "LANG", "C.UTF-8"));
             for (String dir : settings.readOnlyBinds()) c.addAll(List.of("--ro-bind-try", dir, dir));
             c.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--size", Long.toString(settings.workSizeBytes()), "--tmpfs", "/work",
                     "--size", Long.toString(16L << 20), "--tmpfs", "/tmp", "--chdir", "/work"));
@@ -107,34 +95,8 @@ final class Confinement implements AutoCloseable {
         return c;
     }
 
-    /**
-     * The filter for this machine in a file only the JVM's user can write (the prelude opens it
-     * before the uid changes); null on an architecture without one, which the log says.
-     */
-    private static Path writeFilter() {
-        SeccompFilter.Arch arch = SeccompFilter.Arch.host();
-        if (arch == null) {
-            LOG.warning("no seccomp filter for " + System.getProperty("os.arch") + ": sandboxed programs may make any system call");
-            return null;
-        }
-        try {
-            Path f = Files.createTempFile("agentswarm-seccomp", ".bpf", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            Files.write(f, SeccompFilter.program(arch));
-            return f;
-        } catch (IOException e) {
-            throw new SandboxUnavailableException("cannot write the seccomp filter: " + e.getMessage());
-        }
-    }
-
     @Override
     public void close() {
         if (cgroups != null) cgroups.close();
-        if (seccomp != null) {
-            try {
-                Files.deleteIfExists(seccomp);
-            } catch (IOException e) {
-                LOG.warning("could not remove " + seccomp + ": " + e.getMessage());
-            }
-        }
     }
 }
