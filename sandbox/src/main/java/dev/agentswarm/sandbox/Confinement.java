@@ -41,9 +41,7 @@ final class Confinement implements AutoCloseable {
                 : new SlotCgroups.Unavailable("agentswarm.sandbox.cgroups = false");
         this.cgroups = opened instanceof SlotCgroups.Ready r ? r.cgroups() : null;
         this.cgroupsWhyNot = opened instanceof SlotCgroups.Unavailable u ? u.reason() : null;
-        if (cgroups == null) {
-            LOG.info("sandbox memory is capped per process (rlimit), not per slot: no cgroup v2 groups (" + cgroupsWhyNot + ")");
-        }
+        LOG.info("sandbox confinement: " + describe()); // which memory cap held here: cgroups or the rlimits alone, and why
     }
 
     /** What holds here, for logs and the {@code sandbox} command: the memory cap's kind, seccomp, user namespaces. */

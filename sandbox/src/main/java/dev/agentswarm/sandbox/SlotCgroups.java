@@ -156,7 +156,8 @@ final class SlotCgroups implements AutoCloseable {
     }
 
     private void enableControllers(Path dir) throws IOException {
-        String on = Files.readString(dir.resolve("cgroup.subtree_control"));
+        Path control = dir.resolve("cgroup.subtree_control");
+        String on = Files.exists(control) ? Files.readString(control) : ""; // the kernel makes it with the folder
         List<String> enabled = List.of(on.strip().split("\\s+"));
         if (enabled.contains("memory") && enabled.contains("pids")) return;
         write(dir.resolve("cgroup.subtree_control"), "+memory +pids");

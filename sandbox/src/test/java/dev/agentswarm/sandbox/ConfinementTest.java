@@ -123,12 +123,12 @@ class ConfinementTest {
         Assumptions.assumeTrue(sandbox.confinementHasCgroups(),
                 () -> "no cgroup v2 with memory and pids here, the rlimits alone hold: " + sandbox.confinement());
         assertTrue(sandbox.confinement().startsWith("cgroup v2 per slot"), sandbox.confinement());
-        // Four processes of 100 MiB each are each under the 128 MiB rlimit, and together over the group's 128 MiB.
+        // Four processes of 80 MiB each are each under the 128 MiB rlimit, and together over the group's 128 MiB.
         Execution e = py("""
                 import os, time
                 for _ in range(3):
                     if os.fork() == 0: break
-                x = bytearray(100 << 20)
+                x = bytearray(80 << 20)
                 for i in range(0, len(x), 4096): x[i] = 1
                 time.sleep(1)
                 print("held")
@@ -150,5 +150,36 @@ class ConfinementTest {
             Execution big = off.run(Language.PYTHON, "x = bytearray(256 << 20)", "").toCompletableFuture().join();
             assertEquals(Execution.Limit.MEMORY, big.limit(), big.toString());
         }
+    }
+
+    /** The group layout on a folder that stands in for a cgroup v2 one (the kernel's files are plain files here). */
+    @Test
+    void slotGroupsAreMadeWithTheirLimitsBelowTheJvmsGroup(@TempDir Path dir) throws Exception {
+        Files.writeString(dir.resolve("cgroup.controllers"), "cpuset cpu io memory pids\n");
+        Files.writeString(dir.resolve("cgroup.subtree_control"), "cpu\n");
+        var ready = assertInstanceOf(SlotCgroups.Ready.class, SlotCgroups.open(dir, "agentswarm-sandbox-7", 3, 128L << 20, 16));
+        SlotCgroups groups = ready.cgroups();
+        assertEquals("+memory +pids", Files.readString(dir.resolve("cgroup.subtree_control")), "the controllers handed down");
+        Path group = dir.resolve("agentswarm-sandbox-7");
+        assertEquals("+memory +pids", Files.readString(group.resolve("cgroup.subtree_control")));
+        for (int i = 0; i < 3; i++) {
+            assertEquals(group.resolve("slot-" + i), groups.slot(i));
+            assertEquals(Long.toString(128L << 20), Files.readString(groups.slot(i).resolve("memory.max")));
+            assertEquals("16", Files.readString(groups.slot(i).resolve("pids.max")));
+        }
+        Files.writeString(groups.slot(1).resolve("memory.events"), "low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\n");
+        assertEquals(2, groups.oomKills(1));
+        assertEquals(0, groups.oomKills(0), "no events file: nothing counted");
+        // The kernel removes a group's files with it; here they are removed first, and then every group folder goes.
+        try (var files = Files.walk(group)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) Files.delete(f);
+        }
+        groups.close();
+        assertFalse(Files.exists(group), "the groups are removed on close");
+        // A second sandbox of the same JVM finds the controllers on and adds its own group beside.
+        Files.writeString(dir.resolve("cgroup.subtree_control"), "memory pids\n");
+        var again = assertInstanceOf(SlotCgroups.Ready.class, SlotCgroups.open(dir, "agentswarm-sandbox-8", 1, 1 << 27, 4));
+        assertEquals("memory pids\n", Files.readString(dir.resolve("cgroup.subtree_control")), "left as it was");
+        again.cgroups().slot(0).resolve("memory.max").toFile().delete();
     }
 }
