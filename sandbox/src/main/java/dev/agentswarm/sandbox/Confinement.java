@@ -3,6 +3,7 @@ package dev.agentswarm.sandbox;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 
 /**
@@ -21,6 +22,9 @@ final class Confinement implements AutoCloseable {
     static final String PRELUDE = "set -e; echo 1000 > /proc/self/oom_score_adj; [ \"$1\" = - ] || echo $$ > \"$1\"; "
             + "[ \"$2\" = - ] || exec 3< \"$2\"; shift 2; exec \"$@\"";
 
+    /** Numbers the groups of this JVM's sandboxes (tests and tools may open several at once). */
+    private static final AtomicInteger GROUPS = new AtomicInteger();
+
     private final SandboxSettings settings;
     private final boolean root;
     private final Path seccomp;
@@ -36,7 +40,7 @@ final class Confinement implements AutoCloseable {
             LOG.warning("no seccomp filter for " + System.getProperty("os.arch") + ": sandboxed programs may make any system call");
         }
         SlotCgroups.Opened opened = settings.cgroups()
-                ? SlotCgroups.openForThisProcess("agentswarm-sandbox-" + ProcessHandle.current().pid(),
+                ? SlotCgroups.openForThisProcess("agentswarm-sandbox-" + ProcessHandle.current().pid() + "-" + GROUPS.incrementAndGet(),
                         settings.slots() + settings.sessions(), settings.memoryBytes(), settings.processes())
                 : new SlotCgroups.Unavailable("agentswarm.sandbox.cgroups = false");
         this.cgroups = opened instanceof SlotCgroups.Ready r ? r.cgroups() : null;
@@ -44,12 +48,14 @@ final class Confinement implements AutoCloseable {
         LOG.info("sandbox confinement: " + describe()); // which memory cap held here: cgroups or the rlimits alone, and why
     }
 
-    /** What holds here, for logs and the {@code sandbox} command: the memory cap's kind, seccomp, user namespaces. */
+    /** What holds here, for the log: the memory cap's kind, seccomp, user namespaces. */
     String describe() {
         String memory = cgroups != null
                 ? "cgroup v2 per slot (memory.max " + settings.memoryBytes() + " bytes, pids.max " + settings.processes() + ")"
                 : "rlimit per process (" + settings.memoryBytes() + " bytes of address space; no cgroups: " + cgroupsWhyNot + ")";
-        String filter = seccomp != null ? "seccomp deny-list, no nested user namespaces" : "no seccomp (isolation none)";
+        String filter = settings.isolation() == SandboxSettings.Isolation.NONE ? "no seccomp, no namespaces (isolation none)"
+                : seccomp != null ? "seccomp deny-list, no nested user namespaces"
+                : "no seccomp filter for " + System.getProperty("os.arch") + ", no nested user namespaces";
         return memory + "; " + filter + "; oom_score_adj 1000";
     }
 
