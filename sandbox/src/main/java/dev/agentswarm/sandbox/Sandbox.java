@@ -353,6 +353,11 @@ public final class Sandbox implements AutoCloseable {
         return confinement.describe();
     }
 
+    /** OOM kills so far in the cgroup of uid index {@code index} (a slot, or a session after the slots); 0 without cgroups. */
+    long oomKills(int index) {
+        return confinement.oomKills(index);
+    }
+
     /** Whether each slot has a cgroup v2 group here (else the rlimits alone hold). */
     boolean confinementHasCgroups() {
         return confinement.hasCgroups();

@@ -134,6 +134,12 @@ class ConfinementTest {
                 print("held")
                 """);
         assertEquals(Execution.Limit.MEMORY, e.limit(), e.toString());
+        // A session's cell: its processes and the interpreter share the session's group.
+        try (SandboxSession s = sandbox.openSession().toCompletableFuture().join()) {
+            Execution cell = s.run(Language.BASH, "for i in 1 2 3 4; do python3 -c 'x = bytearray(80 << 20); import time; time.sleep(1)' & done;"
+                    + " wait").toCompletableFuture().join();
+            assertEquals(Execution.Limit.MEMORY, cell.limit(), cell.toString());
+        }
     }
 
     @Test
