@@ -22,6 +22,8 @@ final class SlotCgroups implements AutoCloseable {
 
     private final Path group;
     private final List<Path> made = new ArrayList<>();
+    /** Removes the groups when the JVM exits with its sandbox still open (the node's shared one is never closed). */
+    private final Thread atExit = new Thread(this::removeGroups, "agentswarm-sandbox-cgroups");
 
     private SlotCgroups(Path group) {
         this.group = group;
@@ -81,9 +83,10 @@ final class SlotCgroups implements AutoCloseable {
                 write(slot.resolve("pids.max"), Integer.toString(pidsMax));
                 if (Files.exists(slot.resolve("memory.swap.max"))) write(slot.resolve("memory.swap.max"), "0");
             }
+            Runtime.getRuntime().addShutdownHook(c.atExit);
             return new Ready(c);
         } catch (IOException e) {
-            c.close();
+            c.removeGroups();
             String hint = e.getMessage() != null && e.getMessage().contains("Device or resource busy")
                     ? " (the group holds processes: cgroup v2 gives controllers only below a group without any; run the node in a"
                     + " delegated group of its own, e.g. systemd-run --scope -p Delegate=yes)" : "";
@@ -130,6 +133,15 @@ final class SlotCgroups implements AutoCloseable {
     /** Kills what is left in every group and removes them. */
     @Override
     public void close() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(atExit);
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            // The JVM is exiting (the hook runs or ran), or the hook was never added.
+        }
+        removeGroups();
+    }
+
+    private synchronized void removeGroups() {
         for (int i = made.size() - 1; i >= 0; i--) {
             Path dir = made.get(i);
             if (!dir.equals(group)) killAll(Integer.parseInt(dir.getFileName().toString().substring(5)));

@@ -186,6 +186,9 @@ class ConfinementTest {
         Files.writeString(dir.resolve("cgroup.subtree_control"), "memory pids\n");
         var again = assertInstanceOf(SlotCgroups.Ready.class, SlotCgroups.open(dir, "agentswarm-sandbox-8", 1, 1 << 27, 4));
         assertEquals("memory pids\n", Files.readString(dir.resolve("cgroup.subtree_control")), "left as it was");
-        again.cgroups().slot(0).resolve("memory.max").toFile().delete();
+        try (var files = Files.walk(dir.resolve("agentswarm-sandbox-8"))) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) Files.delete(f);
+        }
+        again.cgroups().close();
     }
 }
