@@ -98,6 +98,11 @@ public final class Sandbox implements AutoCloseable {
                     + ": install it (apt-get install bubblewrap), or set agentswarm.sandbox.isolation = none to run code without isolation");
         }
         Execution probe = s.runNow(Language.BASH.command("exit 0"), "", 0);
+        if (probe.exitCode() != 0 && probe.stderr().contains("disable-userns")) {
+            s.shutdown();
+            throw new SandboxUnavailableException("bubblewrap at " + settings.bwrapPath() + " is older than 0.8 and cannot forbid"
+                    + " nested user namespaces (" + probe.stderr().strip() + "): install bubblewrap 0.8 or later");
+        }
         if (probe.exitCode() != 0) {
             s.shutdown();
             throw new SandboxUnavailableException("bubblewrap cannot create its namespaces here (exit " + probe.exitCode() + ": "

@@ -191,4 +191,18 @@ class ConfinementTest {
         }
         again.cgroups().close();
     }
+
+    @Test
+    void aBubblewrapTooOldToForbidNestedUserNamespacesIsRefusedSayingSo(@TempDir Path dir) throws Exception {
+        // A stand-in for bubblewrap before 0.8, which does not know the option; as root it runs as a slot's uid.
+        Path old = dir.resolve("bwrap");
+        Files.writeString(old, "#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = --disable-userns ] && { echo \"bwrap: Unknown option"
+                + " --disable-userns\" >&2; exit 1; }; done\nexec /usr/bin/bwrap \"$@\"\n");
+        Files.setPosixFilePermissions(old, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+        var refused = org.junit.jupiter.api.Assertions.assertThrows(SandboxUnavailableException.class,
+                () -> Sandbox.create(SandboxTest.settings("bwrap-path = \"" + old + "\"")));
+        assertTrue(refused.getMessage().contains("older than 0.8") && refused.getMessage().contains("install bubblewrap 0.8 or later"),
+                refused.getMessage());
+    }
 }
