@@ -57,7 +57,7 @@ class ToolsCliTest {
         assertTrue(echo != null);
         assertEquals("mcp", echo.get("source").asText());
         assertEquals("everything", echo.get("server").asText());
-        assertTrue(echo.get("idempotent").asBoolean());
+        assertFalse(echo.get("idempotent").asBoolean(), "its readOnlyHint is the server's word, not the node's");
         assertEquals("{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\",\"description\":\"Message to echo\"}},"
                 + "\"required\":[\"message\"]}", echo.get("parameters").toString());
         JsonNode sqlTool = null;

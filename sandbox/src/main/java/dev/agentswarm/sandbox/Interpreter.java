@@ -43,8 +43,11 @@ final class Interpreter {
     private final int maxReplyBytes;
     private final ScheduledExecutorService timer;
     private final AtomicBoolean killedAtDeadline = new AtomicBoolean();
+    /** Kills what the tree walk cannot reach (a daemon that left its parent): the session's cgroup, where there is one. */
+    private final Runnable reapGroup;
 
-    Interpreter(Process process, CappedOutput log, Path hostWorkDir, int maxReplyBytes, ScheduledExecutorService timer) {
+    Interpreter(Process process, CappedOutput log, Path hostWorkDir, int maxReplyBytes, ScheduledExecutorService timer,
+                Runnable reapGroup) {
         this.process = process;
         this.requests = process.getOutputStream();
         this.replies = new BufferedInputStream(process.getInputStream());
@@ -52,6 +55,7 @@ final class Interpreter {
         this.hostWorkDir = hostWorkDir;
         this.maxReplyBytes = maxReplyBytes;
         this.timer = timer;
+        this.reapGroup = reapGroup;
     }
 
     /** Waits for the driver's first line, which says it is ready for cells. */
@@ -128,6 +132,7 @@ final class Interpreter {
     void kill() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
+        reapGroup.run();
         if (hostWorkDir != null) {
             try {
                 process.waitFor(2, TimeUnit.SECONDS);

@@ -50,7 +50,7 @@ public final class Sandbox implements AutoCloseable {
     private static final Map<SandboxSettings, Sandbox> SHARED = new ConcurrentHashMap<>();
 
     private final SandboxSettings settings;
-    private final boolean root;
+    private final Confinement confinement;
     private final ExecutorService blocking;
     /**
      * Starts every session interpreter. bubblewrap's --die-with-parent follows the thread that
@@ -71,7 +71,7 @@ public final class Sandbox implements AutoCloseable {
 
     private Sandbox(SandboxSettings settings, boolean root) {
         this.settings = settings;
-        this.root = root;
+        this.confinement = new Confinement(settings, root);
         this.executionSlots = new Permits(settings.slots());
         this.sessionPermits = new Permits(settings.sessions());
         AtomicInteger n = new AtomicInteger();
@@ -98,6 +98,11 @@ public final class Sandbox implements AutoCloseable {
                     + ": install it (apt-get install bubblewrap), or set agentswarm.sandbox.isolation = none to run code without isolation");
         }
         Execution probe = s.runNow(Language.BASH.command("exit 0"), "", 0);
+        if (probe.exitCode() != 0 && probe.stderr().contains("disable-userns")) {
+            s.shutdown();
+            throw new SandboxUnavailableException("bubblewrap at " + settings.bwrapPath() + " is older than 0.8 and cannot forbid"
+                    + " nested user namespaces (" + probe.stderr().strip() + "): install bubblewrap 0.8 or later");
+        }
         if (probe.exitCode() != 0) {
             s.shutdown();
             throw new SandboxUnavailableException("bubblewrap cannot create its namespaces here (exit " + probe.exitCode() + ": "
@@ -223,7 +228,9 @@ public final class Sandbox implements AutoCloseable {
             CappedOutput log = new CappedOutput(4096);
             blocking.execute(() -> log.drain(p.getErrorStream()));
             long replyBytes = 12L * settings.maxOutputBytes() + settings.fileSizeBytes() * 4 / 3 + 65_536;
-            Interpreter interpreter = new Interpreter(p, log, workDir, (int) Math.min(Integer.MAX_VALUE - 8, replyBytes), timer);
+            int index = settings.slots() + permit;
+            Interpreter interpreter = new Interpreter(p, log, workDir, (int) Math.min(Integer.MAX_VALUE - 8, replyBytes), timer,
+                    () -> confinement.killLeftovers(index));
             try {
                 interpreter.awaitReady(START_TIMEOUT_MILLIS);
             } catch (Interpreter.Stopped e) {
@@ -272,7 +279,7 @@ public final class Sandbox implements AutoCloseable {
         try {
             // Without isolation there is no tmpfs: a host temp folder stands in, removed afterwards.
             if (settings.isolation() == SandboxSettings.Isolation.NONE) workDir = Files.createTempDirectory("agentswarm-sandbox");
-            return execute(command(program, slot, settings.cpuSeconds(), settings.cpuSeconds() + 1), stdin, workDir);
+            return execute(command(program, slot, settings.cpuSeconds(), settings.cpuSeconds() + 1), slot, stdin, workDir);
         } catch (IOException e) {
             throw new SandboxUnavailableException("cannot create a work folder: " + e.getMessage());
         } finally {
@@ -280,7 +287,8 @@ public final class Sandbox implements AutoCloseable {
         }
     }
 
-    private Execution execute(List<String> command, String stdin, Path workDir) {
+    private Execution execute(List<String> command, int slot, String stdin, Path workDir) {
+        long oomKillsBefore = confinement.oomKills(slot);
         long start = System.nanoTime();
         Process p = start(command, workDir);
         CappedOutput out = new CappedOutput(settings.maxOutputBytes());
@@ -304,11 +312,15 @@ public final class Sandbox implements AutoCloseable {
         } catch (Exception e) {
             // A daemon that kept the pipes open after its parent died: the tree is gone, the output is what it is.
             killTree(p);
+        } finally {
+            confinement.killLeftovers(slot);
         }
         long wall = (System.nanoTime() - start) / 1_000_000;
         int code = p.exitValue();
         String stderr = err.text();
-        return new Execution(code, out.text(), stderr, out.cut(), err.cut(), wall, limit(timedOut, code, stderr, out.cut() || err.cut()));
+        boolean oomKilled = confinement.oomKills(slot) > oomKillsBefore;
+        return new Execution(code, out.text(), stderr, out.cut(), err.cut(), wall,
+                limit(timedOut, oomKilled, code, stderr, out.cut() || err.cut()));
     }
 
     /** Starts {@code command} with only PATH in its environment, in {@code workDir} when given. */
@@ -324,8 +336,9 @@ public final class Sandbox implements AutoCloseable {
         }
     }
 
-    private Execution.Limit limit(boolean timedOut, int code, String stderr, boolean cut) {
+    private Execution.Limit limit(boolean timedOut, boolean oomKilled, int code, String stderr, boolean cut) {
         if (timedOut) return Execution.Limit.WALL_TIME;
+        if (oomKilled) return Execution.Limit.MEMORY; // the slot's processes together passed memory.max
         if (code == 128 + SIGXCPU || code == 128 + SIGKILL) return Execution.Limit.CPU_TIME;
         if (code == 128 + SIGXFSZ || stderr.contains("File too large")) return Execution.Limit.FILE_SIZE;
         if (code != 0 && (stderr.contains("MemoryError") || stderr.contains("Cannot allocate memory")
@@ -335,38 +348,24 @@ public final class Sandbox implements AutoCloseable {
         return cut ? Execution.Limit.OUTPUT : Execution.Limit.NONE;
     }
 
-    /**
-     * The full command line: uid number {@code uidIndex} past first-uid (as root), the rlimits with
-     * these CPU seconds, bubblewrap, the program.
-     */
-    List<String> command(List<String> program, int uidIndex, int cpuSoft, int cpuHard) {
-        List<String> c = new ArrayList<>();
-        boolean isolated = settings.isolation() == SandboxSettings.Isolation.BWRAP;
-        if (root && isolated) {
-            int uid = settings.firstUid() + uidIndex;
-            c.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups", "--inh-caps=-all"));
-        }
-        c.addAll(List.of("prlimit", "--cpu=" + cpuSoft + ":" + cpuHard, "--as=" + settings.memoryBytes(),
-                "--nproc=" + settings.processes(), "--fsize=" + settings.fileSizeBytes(), "--core=0", "--"));
-        if (isolated) {
-            c.addAll(List.of(settings.bwrapPath(), "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
-                    "--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", "/work", "--setenv", "LANG", "C.UTF-8",
-                    "--ro-bind", "/usr", "/usr"));
-            for (String dir : List.of("/bin", "/sbin", "/lib", "/lib32", "/lib64")) {
-                Path p = Path.of(dir);
-                try {
-                    if (Files.isSymbolicLink(p)) c.addAll(List.of("--symlink", Files.readSymbolicLink(p).toString(), dir));
-                    else if (Files.isDirectory(p)) c.addAll(List.of("--ro-bind", dir, dir));
-                } catch (IOException e) {
-                    throw new SandboxUnavailableException("cannot read " + dir + ": " + e.getMessage());
-                }
-            }
-            for (String dir : settings.readOnlyBinds()) c.addAll(List.of("--ro-bind-try", dir, dir));
-            c.addAll(List.of("--proc", "/proc", "--dev", "/dev", "--size", Long.toString(settings.workSizeBytes()), "--tmpfs", "/work",
-                    "--size", Long.toString(16L << 20), "--tmpfs", "/tmp", "--chdir", "/work"));
-        }
-        c.addAll(program);
-        return c;
+    /** The full command line for uid index {@code index}: see {@link Confinement}. */
+    List<String> command(List<String> program, int index, int cpuSoft, int cpuHard) {
+        return confinement.command(program, index, cpuSoft, cpuHard);
+    }
+
+    /** What confines programs here (the memory cap's kind, seccomp), for logs and the sandbox command. */
+    public String confinement() {
+        return confinement.describe();
+    }
+
+    /** OOM kills so far in the cgroup of uid index {@code index} (a slot, or a session after the slots); 0 without cgroups. */
+    long oomKills(int index) {
+        return confinement.oomKills(index);
+    }
+
+    /** Whether each slot has a cgroup v2 group here (else the rlimits alone hold). */
+    boolean confinementHasCgroups() {
+        return confinement.hasCgroups();
     }
 
     static void deleteTree(Path dir) {
@@ -439,5 +438,6 @@ public final class Sandbox implements AutoCloseable {
         timer.shutdownNow();
         spawner.shutdownNow();
         blocking.shutdownNow();
+        confinement.close();
     }
 }

@@ -51,18 +51,24 @@ public final class SandboxSession implements AutoCloseable {
         ObjectNode request = Json.object().put("op", "exec").put("lang", language.name().toLowerCase(java.util.Locale.ROOT))
                 .put("code", code).put("timeout", sandbox.settings().wallTimeout().toMillis() / 1000.0);
         return enqueue(true, live -> {
+            long oomKillsBefore = sandbox.oomKills(sandbox.settings().slots() + permit);
             long start = System.nanoTime();
             try {
                 JsonNode r = live.call(request, sandbox.settings().wallTimeout().toMillis() + Sandbox.CELL_GRACE_MILLIS);
                 if (r.has("error")) throw new IllegalStateException("the interpreter refused the cell: " + r.get("error").asText());
                 long outDropped = r.path("stdout_dropped").asLong();
                 long errDropped = r.path("stderr_dropped").asLong();
+                // A process of the cell the group's OOM killer took looks like SIGKILL to the driver, which reads it as CPU.
+                Execution.Limit limit = sandbox.oomKills(sandbox.settings().slots() + permit) > oomKillsBefore ? Execution.Limit.MEMORY
+                        : Execution.Limit.valueOf(r.path("limit").asText("NONE"));
                 return new Execution(r.path("exit").asInt(), CappedOutput.withCutMark(r.path("stdout").asText(), outDropped),
                         CappedOutput.withCutMark(r.path("stderr").asText(), errDropped), outDropped > 0, errDropped > 0,
-                        (System.nanoTime() - start) / 1_000_000, Execution.Limit.valueOf(r.path("limit").asText("NONE")));
+                        (System.nanoTime() - start) / 1_000_000, limit);
             } catch (Interpreter.Stopped s) {
                 interpreterStopped();
+                boolean oomKilled = sandbox.oomKills(sandbox.settings().slots() + permit) > oomKillsBefore;
                 Execution.Limit limit = s.timedOut ? Execution.Limit.WALL_TIME
+                        : oomKilled ? Execution.Limit.MEMORY // the session's processes together passed its group's memory.max
                         : s.exitCode == 128 + Sandbox.SIGKILL || s.exitCode == 128 + Sandbox.SIGXCPU ? Execution.Limit.CPU_TIME
                         : Execution.Limit.NONE;
                 String why = s.timedOut ? "the cell did not stop at its " + sandbox.settings().wallTimeout().toSeconds()

@@ -8,7 +8,7 @@ import java.util.Locale;
 public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wallTimeout, int cpuSeconds, long memoryBytes,
                               int processes, long fileSizeBytes, long workSizeBytes, int maxOutputBytes, int slots, int firstUid,
                               int sessions, int warmSessions, int sessionCpuSeconds, Duration sessionIdleTimeout,
-                              java.util.List<String> readOnlyBinds) {
+                              java.util.List<String> readOnlyBinds, boolean cgroups) {
 
     /** bubblewrap namespaces, or none at all (explicit, and warned about). */
     public enum Isolation { BWRAP, NONE }
@@ -51,6 +51,6 @@ public record SandboxSettings(Isolation isolation, String bwrapPath, Duration wa
                 c.getBytes("memory"), c.getInt("processes"), c.getBytes("file-size"), c.getBytes("work-size"),
                 Math.toIntExact(c.getBytes("max-output")), c.getInt("slots"), c.getInt("first-uid"), c.getInt("sessions"),
                 c.getInt("warm-sessions"), c.getInt("session-cpu-seconds"), c.getDuration("session-idle-timeout"),
-                c.getStringList("ro-binds"));
+                c.getStringList("ro-binds"), c.getBoolean("cgroups"));
     }
 }

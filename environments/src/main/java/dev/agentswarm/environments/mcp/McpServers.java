@@ -206,16 +206,19 @@ public final class McpServers implements AutoCloseable {
         /** The node offers what the first listing holds. */
         synchronized void offer() {
             named = true;
+            warnUnlisted();
             // A list_changed may have come between the first listing and now: the latest is the truth.
             for (McpSchema.Tool t : latest) {
                 String problem = badName(t.name());
+                if (problem == null) problem = settings.refusal(t.name()); // allow-tools / deny-tools
                 if (problem == null && taskOnly.contains(t.name())) {
                     problem = "it only runs as an MCP task (execution.taskSupport = required), which this client does not support";
                 }
                 if (problem != null) {
                     String line = "MCP server '" + settings.name() + "': tool " + (t.name() == null ? "(no name)" : "'" + t.name() + "'")
                             + " is not offered: " + problem;
-                    if (taskOnly.contains(t.name())) LOG.info(line); // a limitation of this client, not a fault of the server
+                    // A limitation of this client or the node's own choice, not a fault of the server.
+                    if (taskOnly.contains(t.name()) || !settings.allows(t.name())) LOG.info(line);
                     else LOG.warn(line);
                     notOffered.add((t.name() == null ? "(no name)" : t.name()) + " (" + problem + ")");
                     continue;
@@ -225,6 +228,16 @@ public final class McpServers implements AutoCloseable {
                     continue;
                 }
                 offered.put(t.name(), new McpTool(this, t));
+            }
+        }
+
+        /** allow-tools names the first listing lacks: a typo would otherwise offer nothing and say nothing. */
+        private void warnUnlisted() {
+            Set<String> names = new java.util.HashSet<>();
+            for (McpSchema.Tool t : latest) names.add(t.name());
+            List<String> absent = settings.allowTools().stream().filter(n -> !names.contains(n)).sorted().toList();
+            if (!absent.isEmpty()) {
+                LOG.warn("MCP server '{}' does not list {} of {}.allow-tools", settings.name(), absent, settings.key());
             }
         }
 

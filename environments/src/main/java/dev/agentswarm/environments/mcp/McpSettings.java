@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The MCP servers of a node, from {@code agentswarm.mcp}: each block of {@code servers} over
@@ -28,9 +29,10 @@ public record McpSettings(List<Server> servers) {
     /** In a prefix, replaced by the server's name: the default {@code "{server}."} offers tool t of server s as {@code s.t}. */
     public static final String SERVER_PLACEHOLDER = "{server}";
 
-    private static final Set<String> SERVER_KEYS = Set.of("command", "env", "cwd", "url", "headers");
+    private static final Set<String> SERVER_KEYS = Set.of("command", "env", "cwd", "url", "headers", "folders",
+            "read-only-folders", "allow-tools", "deny-tools");
     private static final Set<String> DEFAULT_KEYS = Set.of("prefix", "per-episode", "start-timeout", "call-timeout",
-            "ping-timeout", "restart-backoff", "max-message-size");
+            "ping-timeout", "restart-backoff", "max-message-size", "sandbox", "network");
 
     /**
      * One server: started with {@code command} (stdio: its stdin and stdout carry JSON-RPC, one message a
@@ -39,7 +41,19 @@ public record McpSettings(List<Server> servers) {
     public record Server(String name, List<String> command, Map<String, String> env, Path cwd, URI url,
                          Map<String, String> headers, String prefix, boolean perEpisode, Duration startTimeout,
                          Duration callTimeout, Duration pingTimeout, Duration backoffMin, Duration backoffMax,
-                         int maxMessageChars) {
+                         int maxMessageChars, Jail jail, Set<String> allowTools, Set<String> denyTools) {
+
+        /** Whether the node offers its tool {@code tool}: in {@code allow-tools} (when given) and not in {@code deny-tools}. */
+        public boolean allows(String tool) {
+            return (allowTools.isEmpty() || allowTools.contains(tool)) && !denyTools.contains(tool);
+        }
+
+        /** Why tool {@code tool} is not offered by configuration, or null when it is. */
+        public String refusal(String tool) {
+            if (denyTools.contains(tool)) return "it is in " + key() + ".deny-tools";
+            if (!allowTools.isEmpty() && !allowTools.contains(tool)) return "it is not in " + key() + ".allow-tools";
+            return null;
+        }
 
         public boolean stdio() {
             return command != null;
@@ -65,6 +79,13 @@ public record McpSettings(List<Server> servers) {
         }
     }
 
+    /**
+     * A stdio server started under bubblewrap ({@code sandbox = true}): it sees the system folders
+     * read-only, {@code folders} read-write and {@code readOnlyFolders} read-only at their own paths,
+     * a private {@code /tmp}, and the network only with {@code network = true}.
+     */
+    public record Jail(String bwrapPath, boolean network, List<Path> folders, List<Path> readOnlyFolders) {}
+
     /** No servers: a node without MCP. */
     public static final McpSettings NONE = new McpSettings(List.of());
 
@@ -85,6 +106,8 @@ public record McpSettings(List<Server> servers) {
             throw new IllegalArgumentException(PATH + ".servers must be a block of servers by name, such as"
                     + " servers.fs { command = [\"npx\", \"-y\", \"@modelcontextprotocol/server-filesystem\", \"/data\"] }");
         }
+        // A sandboxed server runs under the same bubblewrap as the node's code sandbox.
+        String bwrap = root.hasPath("agentswarm.sandbox.bwrap-path") ? root.getString("agentswarm.sandbox.bwrap-path") : "/usr/bin/bwrap";
         List<Server> out = new ArrayList<>();
         for (String name : serversObject.keySet().stream().sorted().toList()) {
             String key = Server.key(name);
@@ -93,12 +116,12 @@ public record McpSettings(List<Server> servers) {
                 throw new IllegalArgumentException(key + " must be a block such as { command = [\"npx\", \"-y\", \"PACKAGE\"] }"
                         + " or { url = \"http://HOST:PORT/mcp\" }, got " + v.valueType().name().toLowerCase(java.util.Locale.ROOT));
             }
-            out.add(server(name, key, block.toConfig().withFallback(defaults), block));
+            out.add(server(name, key, block.toConfig().withFallback(defaults), block, bwrap));
         }
         return new McpSettings(List.copyOf(out));
     }
 
-    private static Server server(String name, String key, Config c, ConfigObject own) {
+    private static Server server(String name, String key, Config c, ConfigObject own, String bwrap) {
         if (name.isBlank()) throw new IllegalArgumentException(key + ": a server needs a name");
         Set<String> known = new java.util.TreeSet<>(SERVER_KEYS);
         known.addAll(DEFAULT_KEYS);
@@ -141,6 +164,14 @@ public record McpSettings(List<Server> servers) {
                         + " prompts and tool calls), got \"" + prefix + "\"");
             }
         }
+        Jail jail = jail(c, own, key, hasCommand, cwd, bwrap);
+        Set<String> allow = toolNames(own, "allow-tools", key);
+        Set<String> deny = toolNames(own, "deny-tools", key);
+        for (String both : allow) {
+            if (deny.contains(both)) {
+                throw new IllegalArgumentException(key + ": tool '" + both + "' is in both allow-tools and deny-tools");
+            }
+        }
         boolean perEpisode = c.hasPath("per-episode") && bool(c.getValue("per-episode"), key + ".per-episode");
         if (perEpisode && !hasCommand) {
             throw new IllegalArgumentException(key + ".per-episode = true needs a command: a process is started for each episode");
@@ -178,7 +209,50 @@ public record McpSettings(List<Server> servers) {
             }
         }
         return new Server(name, command == null ? null : List.copyOf(command), env, cwd, url, headers, prefix, perEpisode,
-                start, call, ping, min, max, maxMessage);
+                start, call, ping, min, max, maxMessage, jail, allow, deny);
+    }
+
+    /** The jail of a server with {@code sandbox = true}, else null; folders and network without it are refused. */
+    private static Jail jail(Config c, ConfigObject own, String key, boolean hasCommand, Path cwd, String bwrap) {
+        boolean sandbox = c.hasPath("sandbox") && bool(c.getValue("sandbox"), key + ".sandbox");
+        boolean network = c.hasPath("network") && bool(c.getValue("network"), key + ".network");
+        if (!sandbox) {
+            for (String k : List.of("folders", "read-only-folders", "network")) {
+                if (own.containsKey(k)) {
+                    throw new IllegalArgumentException(key + "." + k + " is for a server with sandbox = true (without it the server"
+                            + " runs as the node's user and sees every folder and the network)");
+                }
+            }
+            return null;
+        }
+        if (!hasCommand) {
+            throw new IllegalArgumentException(key + ".sandbox = true needs a command: a url server runs elsewhere, beyond this node's reach");
+        }
+        List<Path> rw = folders(own, "folders", key);
+        List<Path> ro = folders(own, "read-only-folders", key);
+        if (cwd != null && Stream.concat(rw.stream(), ro.stream()).noneMatch(f -> cwd.toAbsolutePath().normalize().startsWith(f))) {
+            throw new IllegalArgumentException(key + ".cwd (" + cwd + ") is not inside folders or read-only-folders: the sandboxed"
+                    + " server would not see it");
+        }
+        return new Jail(bwrap, network, rw, ro);
+    }
+
+    private static List<Path> folders(ConfigObject own, String name, String key) {
+        if (!own.containsKey(name)) return List.of();
+        List<Path> out = new ArrayList<>();
+        for (String f : strings(own.get(name), key + "." + name)) {
+            Path p = Path.of(f);
+            if (!p.isAbsolute() || !p.normalize().equals(p) || p.getNameCount() == 0) {
+                throw new IllegalArgumentException(key + "." + name + " takes absolute folders other than /, without . or .., got \"" + f + "\"");
+            }
+            out.add(p);
+        }
+        return List.copyOf(out);
+    }
+
+    private static Set<String> toolNames(ConfigObject own, String name, String key) {
+        if (!own.containsKey(name)) return Set.of();
+        return Set.copyOf(strings(own.get(name), key + "." + name));
     }
 
     private static void checkKeys(ConfigObject o, String key, Set<String> known) {

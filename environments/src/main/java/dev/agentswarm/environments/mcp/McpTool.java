@@ -27,7 +27,6 @@ public final class McpTool implements Tool {
     private final String mcpName;
     private volatile ToolSpec spec;
     private volatile boolean listed = true;
-    private volatile boolean idempotent;
 
     McpTool(McpServers.Entry entry, McpSchema.Tool definition) {
         this.entry = entry;
@@ -54,9 +53,6 @@ public final class McpTool implements Tool {
     void update(McpSchema.Tool definition) {
         ToolSpec next = spec(entry.settings.offeredName(mcpName), definition);
         if (!next.equals(spec)) spec = next;
-        McpSchema.ToolAnnotations a = definition.annotations();
-        // A tool that only reads, or that may run twice with the same effect, may run again after a crash.
-        idempotent = a != null && (Boolean.TRUE.equals(a.readOnlyHint()) || Boolean.TRUE.equals(a.idempotentHint()));
         listed = true;
     }
 
@@ -103,9 +99,15 @@ public final class McpTool implements Tool {
         return entry.server(episode).call(mcpName, args, caller > 0 && caller <= own ? 0 : own, caller);
     }
 
+    /**
+     * Never by the server's word: {@code readOnlyHint} and {@code idempotentHint} are hints that the
+     * MCP specification tells clients not to trust from an untrusted server, and a server that
+     * claimed a write was read-only would have it run twice after a crash. The node's
+     * configuration decides ({@code agentswarm.tools."fs.read_file".idempotent = true}).
+     */
     @Override
     public boolean idempotent(JsonNode arguments) {
-        return idempotent;
+        return false;
     }
 
     @Override

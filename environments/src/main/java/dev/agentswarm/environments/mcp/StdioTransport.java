@@ -85,7 +85,16 @@ final class StdioTransport implements McpClientTransport {
         // The SDK's parameters decide the environment: a safe inherited subset plus the configured variables.
         ServerParameters params = ServerParameters.builder(command.get(0)).args(command.subList(1, command.size()))
                 .env(server.env()).build();
-        ProcessBuilder pb = new ProcessBuilder(command);
+        List<String> argv = command;
+        if (server.jail() != null) {
+            String missing = ServerJail.missing(server);
+            if (missing != null) {
+                report(missing);
+                throw new IllegalStateException("MCP server '" + server.name() + "' " + missing);
+            }
+            argv = ServerJail.command(server, command, params.getEnv());
+        }
+        ProcessBuilder pb = new ProcessBuilder(argv);
         pb.environment().clear();
         pb.environment().putAll(params.getEnv());
         if (server.cwd() != null) pb.directory(server.cwd().toFile());

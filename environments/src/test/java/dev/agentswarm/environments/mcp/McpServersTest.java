@@ -121,8 +121,8 @@ class McpServersTest {
             String image = call(tool(s, "everything.get-tiny-image"), "{}");
             assertTrue(image.contains("[image: image/png, "), image);
             assertTrue(image.length() < 400, "no base64 in the observation: " + image);
-            // readOnlyHint / idempotentHint make a tool idempotent; toggle-simulated-logging has neither.
-            assertTrue(tool(s, "everything.echo").idempotent(Json.object()));
+            // readOnlyHint / idempotentHint are the server's untrusted word: echo says readOnlyHint, and is not replayed for it.
+            assertFalse(tool(s, "everything.echo").idempotent(Json.object()));
             assertFalse(tool(s, "everything.toggle-simulated-logging").idempotent(Json.object()));
             assertEquals(1.0, counter(McpMetrics.CALLS, "server", "everything", "tool", "echo", "outcome", "ok"));
             assertEquals(4, meters.find(McpMetrics.DURATION).tag("server", "everything").timer().count());
@@ -143,9 +143,13 @@ class McpServersTest {
             String outside = call(tool(s, "fs_read_text_file"), "{\"path\": \"/etc/hostname\"}");
             assertTrue(outside.startsWith("ERROR: ") && outside.contains("Access denied"), outside);
             assertEquals(1.0, counter(McpMetrics.CALLS, "server", "fs", "tool", "read_text_file", "outcome", "tool_error"));
-            // write_file says idempotentHint, edit_file says neither: a crash re-runs the first, not the second.
-            assertTrue(tool(s, "fs_write_file").idempotent(Json.object()));
+            // write_file says idempotentHint, edit_file says neither: neither is re-run after a crash unless the node's
+            // configuration says so (agentswarm.tools."fs_write_file".idempotent = true).
+            assertFalse(tool(s, "fs_write_file").idempotent(Json.object()));
             assertFalse(tool(s, "fs_edit_file").idempotent(Json.object()));
+            ToolRegistry configured = ToolRegistry.of(s.tools()).withIdempotency(
+                    com.typesafe.config.ConfigFactory.parseString("\"fs_write_file\".idempotent = true"));
+            assertTrue(configured.find("fs_write_file").orElseThrow().idempotent(Json.object()));
         }
     }
 

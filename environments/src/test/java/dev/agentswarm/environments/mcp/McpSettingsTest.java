@@ -79,8 +79,9 @@ class McpSettingsTest {
                 refused("agentswarm.mcp.servers.web { url = \"ftp://h/mcp\" }"));
         assertTrue(refused("agentswarm.mcp.servers.web { url = \"http://exa mple/mcp\" }").startsWith("agentswarm.mcp.servers.web.url is not a url"));
         assertTrue(refused("agentswarm.mcp.servers.web { url = \"localhost:3001\" }").startsWith("agentswarm.mcp.servers.web.url must be an http(s) url"));
-        assertEquals("agentswarm.mcp.servers.fs.comand is unknown (known: call-timeout, command, cwd, env, headers, max-message-size,"
-                + " per-episode, ping-timeout, prefix, restart-backoff, start-timeout, url)",
+        assertEquals("agentswarm.mcp.servers.fs.comand is unknown (known: allow-tools, call-timeout, command, cwd, deny-tools, env,"
+                + " folders, headers, max-message-size, network, per-episode, ping-timeout, prefix, read-only-folders, restart-backoff,"
+                + " sandbox, start-timeout, url)",
                 refused("agentswarm.mcp.servers.fs { comand = [\"x\"] }"));
         assertEquals("agentswarm.mcp.servers.fs.call-timeout must be a duration such as 30s or 500ms, got \"soon\"",
                 refused("agentswarm.mcp.servers.fs { command = [\"x\"], call-timeout = soon }"));
@@ -102,5 +103,45 @@ class McpSettingsTest {
         assertTrue(refused("agentswarm.mcp.defaults.timeout = 5s").startsWith("agentswarm.mcp.defaults.timeout is unknown"));
         assertTrue(refused("agentswarm.mcp.servers.fs { command = [\"x\"], prefix = \"my fs.\" }")
                 .startsWith("agentswarm.mcp.servers.fs.prefix must not contain spaces"));
+    }
+
+    @Test
+    void aSandboxAndTheToolListsAreReadAndTheirMistakesRefused() {
+        McpSettings s = parse("""
+                agentswarm.mcp.defaults.sandbox = true
+                agentswarm.mcp.servers {
+                  fs { command = ["node", "fs.js"], folders = ["/data"], read-only-folders = ["/opt/fs"], cwd = "/data/work",
+                       allow-tools = [read_file, list_directory], deny-tools = [write_file] }
+                  web { command = ["node", "web.js"], network = true }
+                  open { command = ["node", "open.js"], sandbox = false }
+                }
+                """);
+        McpSettings.Server fs = s.servers().get(0);
+        assertEquals(new McpSettings.Jail("/usr/bin/bwrap", false, List.of(java.nio.file.Path.of("/data")),
+                List.of(java.nio.file.Path.of("/opt/fs"))), fs.jail());
+        assertTrue(fs.allows("read_file"));
+        assertFalse(fs.allows("write_file"));
+        assertFalse(fs.allows("delete_file"));
+        assertEquals("it is not in agentswarm.mcp.servers.fs.allow-tools", fs.refusal("delete_file"));
+        assertNull(s.servers().get(1).jail(), "sandbox = false overrides the default");
+        assertTrue(s.servers().get(1).allows("anything"));
+        assertTrue(s.servers().get(2).jail().network());
+
+        assertTrue(refused("agentswarm.mcp.servers.fs { command = [\"x\"], folders = [\"/data\"] }")
+                .startsWith("agentswarm.mcp.servers.fs.folders is for a server with sandbox = true"));
+        assertTrue(refused("agentswarm.mcp.servers.fs { command = [\"x\"], network = true }")
+                .startsWith("agentswarm.mcp.servers.fs.network is for a server with sandbox = true"));
+        assertTrue(refused("agentswarm.mcp.servers.web { url = \"http://h/mcp\", sandbox = true }")
+                .startsWith("agentswarm.mcp.servers.web.sandbox = true needs a command"));
+        for (String bad : List.of("data", "/", "/data/../etc")) {
+            assertTrue(refused("agentswarm.mcp.servers.fs { command = [\"x\"], sandbox = true, folders = [\"" + bad + "\"] }")
+                    .startsWith("agentswarm.mcp.servers.fs.folders takes absolute folders other than /"), bad);
+        }
+        assertTrue(refused("agentswarm.mcp.servers.fs { command = [\"x\"], sandbox = true, folders = [\"/data\"], cwd = \"/home\" }")
+                .startsWith("agentswarm.mcp.servers.fs.cwd (/home) is not inside folders"));
+        assertEquals("agentswarm.mcp.servers.fs: tool 'w' is in both allow-tools and deny-tools",
+                refused("agentswarm.mcp.servers.fs { command = [\"x\"], allow-tools = [r, w], deny-tools = [w] }"));
+        assertTrue(refused("agentswarm.mcp.servers.fs { command = [\"x\"], deny-tools = w }")
+                .startsWith("agentswarm.mcp.servers.fs.deny-tools must be a list of strings"));
     }
 }
