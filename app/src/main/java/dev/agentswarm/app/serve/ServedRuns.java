@@ -47,6 +47,7 @@ final class ServedRuns {
         Files.walkFileTree(dir, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                if (!attrs.isRegularFile()) return FileVisitResult.CONTINUE; // a link's own time says nothing of the run
                 Instant t = attrs.lastModifiedTime().toInstant();
                 if (t.isAfter(newest[0])) newest[0] = t;
                 return FileVisitResult.CONTINUE;

@@ -67,7 +67,11 @@ class ServeHostileClientsTest {
     private static final String OTHER_KEY = "test-key-two";
     private static final String FINISH = "<tool_call>{\"name\": \"finish\", \"arguments\": {\"answer\": \"done\"}}</tool_call>";
 
+    private static final Path RUNS = Path.of("target", "hostile-runs");
+
     private Config config;
+    private Path expiredRun;
+    private Path otherRun;
     private ServingNode serving;
     private String base;
     private final CompletableFuture<Void> gate = new CompletableFuture<>();
@@ -98,9 +102,28 @@ class ServeHostileClientsTest {
                 return gate.thenApply(x -> finish);
             }
         };
-        serving = ServingNode.start(config, "tiny", true, Path.of("target", "hostile-runs"), "127.0.0.1", 0,
+        // A served swarm's folder from long ago, and another command's: the server removes the first only.
+        expiredRun = oldFolder(RUNS.resolve("serve-swarm-20250101-000000-1"));
+        otherRun = oldFolder(RUNS.resolve("train-20250101-000000"));
+        serving = ServingNode.start(config, "tiny", true, RUNS, "127.0.0.1", 0,
                 new ServeAccess(ApiKeys.of(List.of(KEY, OTHER_KEY)), false, false), embedded -> gated);
         base = serving.baseUrl().replaceFirst("/v1$", "");
+    }
+
+    private static Path oldFolder(Path dir) throws Exception {
+        java.nio.file.Files.createDirectories(dir);
+        java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.from(java.time.Instant.now().minus(Duration.ofDays(30)));
+        java.nio.file.Files.setLastModifiedTime(java.nio.file.Files.writeString(dir.resolve("trace.jsonl"), "{}\n"), old);
+        java.nio.file.Files.setLastModifiedTime(dir, old);
+        return dir;
+    }
+
+    @Test
+    void servedSwarmFoldersPastTheirRetentionAreRemoved() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (java.nio.file.Files.exists(expiredRun) && System.nanoTime() < deadline) Thread.sleep(20);
+        assertFalse(java.nio.file.Files.exists(expiredRun), "a served swarm's folder 30 days old (keep-runs 7 d)");
+        assertTrue(java.nio.file.Files.exists(otherRun), "another command's folder is not the server's");
     }
 
     @AfterAll
@@ -200,7 +223,7 @@ class ServeHostileClientsTest {
     @Test
     void aNonLoopbackHostWithoutAKeyIsRefusedAtStart() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ServingNode.start(config, "tiny", false, Path.of("target", "hostile-runs"), "0.0.0.0", 0));
+                () -> ServingNode.start(config, "tiny", false, RUNS, "0.0.0.0", 0));
         assertTrue(e.getMessage().contains("--api-key") && e.getMessage().contains("--insecure"), e.getMessage());
         ServeAccess.loopbackOnly().checkHost("127.0.0.1");
         ServeAccess.loopbackOnly().checkHost("localhost");
