@@ -244,6 +244,16 @@ class ServeHostileClientsTest {
     }
 
     @Test
+    void theKeyComesFromTheOptionsOrTheEnvironment() {
+        dev.agentswarm.app.cli.ServeCommandAccess.access("from-env").checkHost("0.0.0.0");
+        dev.agentswarm.app.cli.ServeCommandAccess.access(null, "--api-key", "a1", "--api-key", "b2").checkHost("0.0.0.0");
+        assertThrows(IllegalArgumentException.class, () -> dev.agentswarm.app.cli.ServeCommandAccess.access("").checkHost("0.0.0.0"),
+                "an empty SWARM_API_KEY is no key");
+        assertTrue(dev.agentswarm.app.cli.ServeCommandAccess.access(null, "--insecure").warns());
+        assertFalse(dev.agentswarm.app.cli.ServeCommandAccess.access("k", "--insecure").warns(), "a key makes --insecure moot");
+    }
+
+    @Test
     void nPastTheConfiguredCapIsRefused() throws Exception {
         HttpResponse<String> r = post(base + "/v1/chat/completions", "Bearer " + KEY, chat("tiny", ", \"n\": 128"));
         assertEquals(400, r.statusCode(), r.body());
@@ -294,17 +304,17 @@ class ServeHostileClientsTest {
         ServedModel flood = new TestModel("flood") {
             @Override
             public Runnable generate(int[] prompt, SamplingParams sampling, boolean stream, Listener listener) {
-                boolean[] stop = {false};
+                java.util.concurrent.atomic.AtomicBoolean stopped = new java.util.concurrent.atomic.AtomicBoolean();
                 modelThreads.execute(() -> {
                     // 10,000 tokens of 1 KB each: far more than the socket buffers and the 16 KiB stream buffer.
-                    for (int i = 0; i < 10_000 && !stop[0]; i++) {
+                    for (int i = 0; i < 10_000 && !stopped.get(); i++) {
                         listener.tokens(new int[] {1}, new float[] {-0.1f}, null);
                         emitted.incrementAndGet();
                     }
-                    if (!stop[0]) listener.done(generation(10_000, prompt));
+                    if (!stopped.get()) listener.done(generation(10_000, prompt));
                 });
                 return () -> {
-                    stop[0] = true;
+                    stopped.set(true);
                     cancelled.countDown();
                 };
             }
