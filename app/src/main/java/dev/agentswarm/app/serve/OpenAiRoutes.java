@@ -40,7 +40,11 @@ import org.apache.pekko.stream.QueueOfferResult;
  * {@code POST /v1/chat/completions} as a Pekko HTTP {@link Route}, to bind alone
  * ({@link OpenAiServer}) or beside other routes. Requests never block a Pekko thread: each one is a
  * future of the node's policy server (or of a swarm) mapped to its response. Errors have the OpenAI
- * shape: 400 naming the field, 404 for an unknown model, 429 when the policy server's queue is full.
+ * shape: 400 naming the field (n past {@code agentswarm.serve.max-n} too), 404 for an unknown model,
+ * 429 with Retry-After when the policy server's queue is full or as many swarms run as allowed.
+ * Every answer keeps its connection under the binding's short idle timeout, and a stream holds at most
+ * {@code agentswarm.serve.stream-buffer} bytes for a slow reader ({@link ServeSettings}). Who may call
+ * these routes is {@link ServeAccess}'s to say.
  */
 public final class OpenAiRoutes extends AllDirectives {
 
@@ -190,8 +194,10 @@ public final class OpenAiRoutes extends AllDirectives {
 
     /**
      * A streamed answer: the response starts once every choice has been accepted by the policy server
-     * (so a full queue is still a 429, not an error inside a 200 stream); tokens then flow as the
-     * server's decode steps produce them. A client that goes away stops its generations.
+     * (so a full queue is still a 429, not an error inside a 200 stream), or after the keep-alive
+     * interval if they wait longer (behind a busy batch: a refusal after that is an error event, as
+     * vLLM sends one); tokens then flow as the server's decode steps produce them, SSE comments
+     * while none come. A client that goes away stops its generations.
      */
     private CompletionStage<HttpResponse> stream(ServedModel model, ChatRequest request, int[] prompt, String id, long now,
                                                  Materializer materializer) {
@@ -284,6 +290,13 @@ public final class OpenAiRoutes extends AllDirectives {
                 cancels.add(cancel);
             }
         }
+        // Begun or not, the response starts before the binding's idle timeout could cut it.
+        var begin = materializer.scheduleOnce(scala.concurrent.duration.FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
+            synchronized (chat) {
+                if (!response.isDone()) response.complete(sse(body));
+            }
+        });
+        response.whenComplete((r, e) -> begin.cancel());
         return response;
     }
 

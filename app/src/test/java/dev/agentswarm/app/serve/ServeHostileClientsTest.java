@@ -88,7 +88,7 @@ class ServeHostileClientsTest {
         config = ConfigFactory.parseString("""
                 pekko.actor.serialize-messages = on
                 agentswarm.policy.embedded.model.preset = tiny
-                agentswarm.serve { max-n = 4, idle-timeout = 3 s, keep-alive = 1 s, stream-buffer = 16 KiB }
+                agentswarm.serve { max-n = 4, idle-timeout = 5 s, keep-alive = 1 s, stream-buffer = 16 KiB }
                 agentswarm.serve.swarm { max-concurrent = 1, retry-after = 7 s }
                 """).withFallback(SwarmNode.loadConfig(null));
         // A swarm whose task says "hold" waits for the gate before its root finishes; any other finishes at once.
@@ -353,21 +353,21 @@ class ServeHostileClientsTest {
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             assertEquals(-1, first);
-            assertTrue(seconds >= 2 && seconds < 20, "closed after " + seconds + " s (idle-timeout 3 s)");
+            assertTrue(seconds >= 4 && seconds < 25, "closed after " + seconds + " s (idle-timeout 5 s)");
         }
     }
 
     @Test
     void aSlowAnswerKeepsItsConnectionPlainAndStreamed() throws Exception {
-        // 5 s without a token: longer than the 3 s idle timeout, which alone would cut the connection.
+        // 7 s without a token: longer than the 5 s idle timeout, which alone would cut the connection.
         ServedModel slow = new TestModel("slow") {
             @Override
             public Runnable generate(int[] prompt, SamplingParams sampling, boolean stream, Listener listener) {
                 modelThreads.execute(() -> {
                     try {
-                        if (stream) listener.tokens(new int[] {1}, new float[] {-0.1f}, null);
-                        Thread.sleep(5_000);
-                        listener.done(generation(stream ? 2 : 1, prompt));
+                        // Not a token for 7 s, as behind a busy batch: the stream must begin without one.
+                        Thread.sleep(7_000);
+                        listener.done(generation(1, prompt));
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -380,7 +380,7 @@ class ServeHostileClientsTest {
             String url = "http://127.0.0.1:" + b.localAddress().getPort() + "/v1/chat/completions";
             OpenAIClient client = sdk("http://127.0.0.1:" + b.localAddress().getPort() + "/v1", "none");
             try {
-                // The three at once: each waits 5 s.
+                // The three at once: each waits 7 s.
                 var plainAsync = CompletableFuture.supplyAsync(() -> unchecked(() -> post(url, null, chat("slow", ""))), modelThreads);
                 var streamedAsync = CompletableFuture.supplyAsync(() -> unchecked(() -> post(url, null, chat("slow", ", \"stream\": true"))),
                         modelThreads);
