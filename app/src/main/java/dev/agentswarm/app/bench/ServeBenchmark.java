@@ -5,6 +5,8 @@ import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import com.typesafe.config.Config;
+import dev.agentswarm.app.serve.ApiKeys;
+import dev.agentswarm.app.serve.ServeAccess;
 import dev.agentswarm.app.serve.ServingNode;
 import dev.agentswarm.core.protocol.Completion;
 import dev.agentswarm.core.protocol.CompletionRequest;
@@ -36,8 +38,11 @@ public final class ServeBenchmark {
 
     private static final String QUESTION = "Write one sentence about the sea.";
 
-    /** {@code clients} concurrent clients each; {@code requests} completions per round; {@code warmup} of each kind first. */
-    public record Settings(List<Integer> clients, int requests, int maxTokens, int warmup, int reps) {
+    /**
+     * {@code clients} concurrent clients each; {@code requests} completions per round; {@code warmup} of each
+     * kind first; {@code withKey}: the server requires an API key, which every client sends (the key check's cost).
+     */
+    public record Settings(List<Integer> clients, int requests, int maxTokens, int warmup, int reps, boolean withKey) {
         public Settings {
             if (clients.isEmpty() || clients.stream().anyMatch(c -> c < 1)) {
                 throw new IllegalArgumentException("--clients must be positive counts, e.g. 1,16,64");
@@ -57,12 +62,16 @@ public final class ServeBenchmark {
 
     public static Map<String, Object> run(Config config, String modelId, Settings s, Consumer<String> log) throws Exception {
         List<Round> rounds = new ArrayList<>();
-        try (ServingNode serving = ServingNode.start(config, modelId, false, Path.of("runs"), "127.0.0.1", 0)) {
+        // A fresh random key per run: the bench measures the check, not a secret.
+        String key = s.withKey() ? java.util.HexFormat.of().formatHex(randomBytes()) : "none";
+        ServeAccess access = s.withKey() ? new ServeAccess(ApiKeys.of(List.of(key)), false, false) : ServeAccess.loopbackOnly();
+        try (ServingNode serving = ServingNode.start(config, modelId, false, Path.of("runs"), "127.0.0.1", 0, access,
+                java.util.function.UnaryOperator.identity())) {
             log.accept("serving " + modelId + " at " + serving.baseUrl());
             int most = s.clients().stream().mapToInt(Integer::intValue).max().orElse(1);
             List<OpenAIClient> sdk = new ArrayList<>();
             for (int i = 0; i < most; i++) {
-                sdk.add(OpenAIOkHttpClient.builder().baseUrl(serving.baseUrl()).apiKey("none").maxRetries(0).build());
+                sdk.add(OpenAIOkHttpClient.builder().baseUrl(serving.baseUrl()).apiKey(key).maxRetries(0).build());
             }
             ExecutorService threads = Executors.newFixedThreadPool(most);
             try {
@@ -97,6 +106,7 @@ public final class ServeBenchmark {
         out.put("requests", s.requests());
         out.put("max_tokens", s.maxTokens());
         out.put("reps", s.reps());
+        out.put("api_key", s.withKey());
         List<Map<String, Object>> byClients = new ArrayList<>();
         for (int k = 0; k < rounds.size(); k += 2) {
             Round d = rounds.get(k);
@@ -186,6 +196,12 @@ public final class ServeBenchmark {
      * CPU time of this whole process (server, clients, model): on a machine shared with other work it
      * says what a completion costs even when the wall clock does not.
      */
+    private static byte[] randomBytes() {
+        byte[] b = new byte[24];
+        new java.security.SecureRandom().nextBytes(b);
+        return b;
+    }
+
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();

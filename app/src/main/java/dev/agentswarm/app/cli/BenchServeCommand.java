@@ -33,6 +33,10 @@ public final class BenchServeCommand implements Callable<Integer> {
     @Option(names = "--reps", defaultValue = "3", description = "Alternating direct/HTTP rounds per client count; medians count (default ${DEFAULT-VALUE}).")
     int reps;
 
+    @Option(names = "--with-key", description = "The server requires an API key (a random one) that every client sends: run with and"
+            + " without to see what the key check costs.")
+    boolean withKey;
+
     @Option(names = "--preset", paramLabel = "NAME", description = "The model preset: tiny, small or base (default: the configured one, small).")
     String preset;
 
@@ -50,7 +54,7 @@ public final class BenchServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("swarm bench serve drives the server with the OpenAI Java SDK, which mvn package copies"
                     + " to app/target/openai-sdk/: run it through bin/swarm (or put those jars on the class path)");
         }
-        var settings = new ServeBenchmark.Settings(clients, requests, maxTokens, warmup, reps);
+        var settings = new ServeBenchmark.Settings(clients, requests, maxTokens, warmup, reps, withKey);
         Config cfg = SwarmNode.loadConfig(config);
         if (preset != null) {
             cfg = cfg.withValue("agentswarm.policy.embedded.model.preset", com.typesafe.config.ConfigValueFactory.fromAnyRef(preset));
@@ -59,7 +63,7 @@ public final class BenchServeCommand implements Callable<Integer> {
         Map<String, Object> f = ServeBenchmark.run(cfg, model, settings, System.err::println);
         Report r = new Report();
         r.line(String.format("swarm serve on %s, %d completions of at most %d tokens per round, medians of %d (OpenAI Java SDK over"
-                + " HTTP vs the policy server directly):", model, requests, maxTokens, reps));
+                + " HTTP%s vs the policy server directly):", model, requests, maxTokens, reps, withKey ? " with an API key" : ""));
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rounds = (List<Map<String, Object>>) f.get("rounds");
         for (Map<String, Object> m : rounds) {

@@ -3,9 +3,14 @@ package dev.agentswarm.app.cli;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.app.serve.ApiKeys;
+import dev.agentswarm.app.serve.ServeAccess;
 import dev.agentswarm.app.serve.ServingNode;
 import dev.agentswarm.app.serve.SwarmChat;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,6 +20,8 @@ import picocli.CommandLine.Option;
         description = {"Serves the embedded model over the OpenAI API (GET /v1/models, POST /v1/chat/completions, streamed or not,",
                 "with tools, log-probs and vLLM's token-id fields), on the node's policy server with continuous batching.",
                 "With --swarm, the model \"swarm\" runs a whole swarm on the last user message of a request.",
+                "With --api-key (or SWARM_API_KEY), every request but /alive and /ready needs \"Authorization: Bearer KEY\";",
+                "without one, only a loopback --host is accepted (--insecure overrides, and says so).",
                 "Stops on SIGTERM or Ctrl-C, letting requests in flight finish."})
 public final class ServeCommand implements Callable<Integer> {
 
@@ -51,6 +58,17 @@ public final class ServeCommand implements Callable<Integer> {
     @Option(names = "--config", paramLabel = "FILE", description = "HOCON file overriding the node's settings.")
     Path config;
 
+    @Option(names = "--api-key", paramLabel = "KEY",
+            description = {"A key clients must send as \"Authorization: Bearer KEY\" (repeatable: any of them is accepted), also",
+                    "read from the SWARM_API_KEY environment variable, which keeps it out of the process list."})
+    List<String> apiKeys = new ArrayList<>();
+
+    @Option(names = "--metrics-open", description = "Serve /metrics without the key (a Prometheus that sends none); /alive and /ready always are.")
+    boolean metricsOpen;
+
+    @Option(names = "--insecure", description = "Allow a non-loopback --host without an API key: anyone who reaches the port may run the model (and swarms).")
+    boolean insecure;
+
     @Override
     public Integer call() throws Exception {
         if (port < 0 || port > 65535) throw new IllegalArgumentException("--port must be in 0..65535, got " + port);
@@ -58,15 +76,28 @@ public final class ServeCommand implements Callable<Integer> {
         if (servedName != null && (servedName.isBlank() || servedName.equals(SwarmChat.MODEL))) {
             throw new IllegalArgumentException("--served-model-name must be a non-empty name other than \"" + SwarmChat.MODEL + "\"");
         }
+        ServeAccess access = access(System.getenv("SWARM_API_KEY"));
+        access.checkHost(host); // before the model loads: a refused start is quick
+        if (access.warns()) {
+            System.err.println("WARNING: serving without an API key on " + host + " (--insecure): anyone who reaches port " + port
+                    + " can use the model" + (swarm ? " and run swarms" : "") + ". Give --api-key or SWARM_API_KEY to require a key.");
+        }
         Config cfg = settings(SwarmNode.loadConfig(config));
         String id = servedName != null ? servedName : modelId(cfg);
-        ServingNode serving = ServingNode.start(cfg, id, swarm, runsDir, host, port);
+        ServingNode serving = ServingNode.start(cfg, id, swarm, runsDir, host, port, access, UnaryOperator.identity());
         System.out.println("serving " + String.join(", ", serving.routes().modelIds()) + " at " + serving.baseUrl()
                 + " (OpenAI API; Ctrl-C stops)");
         System.out.flush();
         // The JVM's shutdown hook runs the node's coordinated shutdown: the binding stops taking requests first.
         serving.node().system().getWhenTerminated().toCompletableFuture().join();
         return 0;
+    }
+
+    /** The keys of --api-key and of {@code envKey} (SWARM_API_KEY; null or empty: none). */
+    ServeAccess access(String envKey) {
+        List<String> keys = new ArrayList<>(apiKeys);
+        if (envKey != null && !envKey.isEmpty()) keys.add(envKey);
+        return new ServeAccess(ApiKeys.of(keys), metricsOpen, insecure);
     }
 
     Config settings(Config base) {

@@ -14,13 +14,20 @@ public final class ApiError extends RuntimeException {
     private final String type;
     private final String param;
     private final String code;
+    private final java.time.Duration retryAfter;
 
     public ApiError(int status, String type, String message, String param, String code) {
+        this(status, type, message, param, code, null);
+    }
+
+    /** @param retryAfter sent as the Retry-After header; null: none */
+    public ApiError(int status, String type, String message, String param, String code, java.time.Duration retryAfter) {
         super(message);
         this.status = status;
         this.type = type;
         this.param = param;
         this.code = code;
+        this.retryAfter = retryAfter;
     }
 
     /** 400: a field is missing, of the wrong type or out of range. */
@@ -36,7 +43,13 @@ public final class ApiError extends RuntimeException {
 
     /** 429: the policy server's queue is full; the client should retry later. */
     public static ApiError overloaded(String message) {
-        return new ApiError(429, "rate_limit_exceeded", message + "; retry later", null, "queue_full");
+        return new ApiError(429, "rate_limit_exceeded", message + "; retry later", null, "queue_full", java.time.Duration.ofSeconds(1));
+    }
+
+    /** 429: as many swarms run as the server allows; the client should retry after {@code retryAfter}. */
+    public static ApiError tooManySwarms(int running, java.time.Duration retryAfter) {
+        return new ApiError(429, "rate_limit_exceeded", running + " swarms are running, as many as this server runs at once"
+                + " (agentswarm.serve.swarm.max-concurrent); retry later", null, "too_many_swarms", retryAfter);
     }
 
     public static ApiError internal(String message) {
@@ -57,6 +70,11 @@ public final class ApiError extends RuntimeException {
 
     public String code() {
         return code;
+    }
+
+    /** How long the client should wait before retrying; null when retrying will not help. */
+    public java.time.Duration retryAfter() {
+        return retryAfter;
     }
 
     /** {@code {"error": {"message", "type", "param", "code"}}}. */

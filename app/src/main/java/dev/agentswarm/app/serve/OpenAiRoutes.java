@@ -14,9 +14,11 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.http.javadsl.model.ContentType;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntities;
+import org.apache.pekko.http.javadsl.model.HttpHeader;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.MediaTypes;
 import org.apache.pekko.http.javadsl.model.StatusCodes;
@@ -38,26 +40,43 @@ import org.apache.pekko.stream.QueueOfferResult;
  * {@code POST /v1/chat/completions} as a Pekko HTTP {@link Route}, to bind alone
  * ({@link OpenAiServer}) or beside other routes. Requests never block a Pekko thread: each one is a
  * future of the node's policy server (or of a swarm) mapped to its response. Errors have the OpenAI
- * shape: 400 naming the field, 404 for an unknown model, 429 when the policy server's queue is full.
+ * shape: 400 naming the field (n past {@code agentswarm.serve.max-n} too), 404 for an unknown model,
+ * 429 with Retry-After when the policy server's queue is full or as many swarms run as allowed.
+ * Every answer keeps its connection under the binding's short idle timeout, and a stream holds at most
+ * {@code agentswarm.serve.stream-buffer} bytes for a slow reader ({@link ServeSettings}). Who may call
+ * these routes is {@link ServeAccess}'s to say.
  */
 public final class OpenAiRoutes extends AllDirectives {
 
     /** The response header that names a {@value SwarmChat#MODEL} answer's run folder. */
     public static final String TRACE_HEADER = "x-agentswarm-trace";
 
-    /** Events a stream may hold for a slow client: more than any one completion's tokens. */
-    private static final int STREAM_BUFFER = 65_536;
+    /** Events a stream may hold: a bound the byte cap ({@code agentswarm.serve.stream-buffer}) reaches first. */
+    private static final int STREAM_EVENTS = 65_536;
+
+    /** What keeps a quiet stream's connection open: an SSE comment, which clients skip. */
+    private static final ByteString KEEP_ALIVE_COMMENT = ByteString.fromString(": keep-alive\n\n");
+
+    /** What keeps a plain answer's connection open before its JSON: whitespace, which JSON parsers skip. */
+    private static final ByteString KEEP_ALIVE_SPACE = ByteString.fromString("\n");
 
     private static final ContentType EVENT_STREAM = ContentTypes.create(MediaTypes.TEXT_EVENT_STREAM);
 
     private final Map<String, ServedModel> models = new LinkedHashMap<>();
     private final SwarmChat swarm;
+    private final ServeSettings settings;
     private final long created = System.currentTimeMillis() / 1000;
 
-    /** @param swarm answers the model {@value SwarmChat#MODEL}; null when swarms are not served */
+    /** With the default bounds of app's reference.conf. */
     public OpenAiRoutes(List<ServedModel> served, SwarmChat swarm) {
+        this(served, swarm, ServeSettings.defaults());
+    }
+
+    /** @param swarm answers the model {@value SwarmChat#MODEL}; null when swarms are not served */
+    public OpenAiRoutes(List<ServedModel> served, SwarmChat swarm, ServeSettings settings) {
         for (ServedModel m : served) models.put(m.id(), m);
         this.swarm = swarm;
+        this.settings = settings;
     }
 
     /** The ids clients may put in {@code model}. */
@@ -79,17 +98,50 @@ public final class OpenAiRoutes extends AllDirectives {
                                 body -> completeWithFuture(chat(body, materializer))))))));
     }
 
+    /**
+     * A plain (not streamed) answer not ready within the keep-alive interval is sent as a 200 at once,
+     * a newline every interval before its JSON, so the binding's short idle timeout does not cut a long
+     * generation or swarm. The price: an error found after that (a timed-out generation, a swarm without
+     * an answer) comes as the OpenAI error object in a 200; errors found at once (400, 401, 404, 429)
+     * keep their status. Streams keep their connection with SSE comments instead.
+     */
+    private CompletionStage<HttpResponse> patient(CompletionStage<HttpResponse> answer, Materializer materializer,
+                                                  List<HttpHeader> headers) {
+        CompletableFuture<HttpResponse> out = new CompletableFuture<>();
+        var timer = materializer.scheduleOnce(scala.concurrent.duration.FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
+            if (out.isDone()) return;
+            CompletionStage<HttpResponse> late = answer.exceptionally(OpenAiRoutes::error);
+            Source<ByteString, NotUsed> body = Source.completionStage(late)
+                    .flatMapConcat(r -> r.entity().getDataBytes())
+                    .keepAlive(settings.keepAlive(), () -> KEEP_ALIVE_SPACE);
+            HttpResponse started = HttpResponse.create().withStatus(StatusCodes.OK)
+                    .withEntity(HttpEntities.createChunked(ContentTypes.APPLICATION_JSON, Source.single(KEEP_ALIVE_SPACE).concat(body)))
+                    .addHeaders(headers);
+            out.complete(started);
+        });
+        answer.whenComplete((r, e) -> {
+            timer.cancel();
+            out.complete(r != null ? r : error(e));
+        });
+        return out;
+    }
+
     /** Never fails: every error is a response in the OpenAI shape. */
     CompletionStage<HttpResponse> chat(String body, Materializer materializer) {
         CompletionStage<HttpResponse> response;
         try {
             ChatRequest request = ChatRequest.parse(body);
+            if (request.n() > settings.maxN()) {
+                throw ApiError.invalid("n", "n must be at most " + settings.maxN() + " on this server (agentswarm.serve.max-n), got "
+                        + request.n());
+            }
             if (swarm != null && request.model().equals(SwarmChat.MODEL)) {
-                response = swarm(request);
+                response = swarm(request, materializer);
             } else {
                 ServedModel model = models.get(request.model());
                 if (model == null) throw ApiError.unknownModel(request.model(), served());
                 response = generate(model, request, materializer);
+                if (!request.stream()) response = patient(response, materializer, List.of());
             }
         } catch (ApiError e) {
             return CompletableFuture.completedFuture(error(e));
@@ -142,15 +194,19 @@ public final class OpenAiRoutes extends AllDirectives {
 
     /**
      * A streamed answer: the response starts once every choice has been accepted by the policy server
-     * (so a full queue is still a 429, not an error inside a 200 stream); tokens then flow as the
-     * server's decode steps produce them. A client that goes away stops its generations.
+     * (so a full queue is still a 429, not an error inside a 200 stream), or after the keep-alive
+     * interval if they wait longer (behind a busy batch: a refusal after that is an error event, as
+     * vLLM sends one); tokens then flow as the server's decode steps produce them, SSE comments
+     * while none come. A client that goes away stops its generations.
      */
     private CompletionStage<HttpResponse> stream(ServedModel model, ChatRequest request, int[] prompt, String id, long now,
                                                  Materializer materializer) {
         ChatStream chat = new ChatStream(id, now, model.id(), request, prompt, model);
-        Pair<BoundedSourceQueue<String>, Source<String, NotUsed>> materialized =
-                Source.<String>queue(STREAM_BUFFER).preMaterialize(materializer);
-        BoundedSourceQueue<String> queue = materialized.first();
+        Pair<BoundedSourceQueue<ByteString>, Source<ByteString, NotUsed>> materialized =
+                Source.<ByteString>queue(STREAM_EVENTS).preMaterialize(materializer);
+        BoundedSourceQueue<ByteString> queue = materialized.first();
+        // Bytes offered and not yet taken by the HTTP layer: what a client that reads slowly makes the server hold.
+        AtomicLong held = new AtomicLong();
         List<Runnable> cancels = new ArrayList<>();
         CompletableFuture<HttpResponse> response = new CompletableFuture<>();
         boolean[] begun = new boolean[request.n()];
@@ -160,13 +216,22 @@ public final class OpenAiRoutes extends AllDirectives {
                 cancels.forEach(Runnable::run);
             }
         };
-        Source<ByteString, NotUsed> body = materialized.second().map(ByteString::fromString)
+        Source<ByteString, NotUsed> body = materialized.second()
+                .map(b -> {
+                    held.addAndGet(-b.size());
+                    return b;
+                })
                 .watchTermination((mat, done) -> {
                     Stages.direct(done).whenComplete((d, e) -> cancelAll.run());
                     return mat;
-                });
+                })
+                .keepAlive(settings.keepAlive(), () -> KEEP_ALIVE_COMMENT);
         synchronized (chat) {
-            chat.open().forEach(queue::offer);
+            for (String e : chat.open()) {
+                ByteString b = ByteString.fromString(e);
+                held.addAndGet(b.size());
+                queue.offer(b);
+            }
         }
         for (int i = 0; i < request.n(); i++) {
             int index = i;
@@ -210,9 +275,11 @@ public final class OpenAiRoutes extends AllDirectives {
 
                 private void push(List<String> events) {
                     for (String e : events) {
-                        if (queue.offer(e) != QueueOfferResult.enqueued()) {
+                        ByteString b = ByteString.fromString(e);
+                        if (held.addAndGet(b.size()) > settings.streamBufferBytes() || queue.offer(b) != QueueOfferResult.enqueued()) {
                             // The client reads too slowly for the buffer: end its stream rather than lose tokens silently.
-                            queue.fail(new IllegalStateException("stream buffer of " + STREAM_BUFFER + " events overflowed"));
+                            queue.fail(new IllegalStateException("the stream's buffer of " + settings.streamBufferBytes()
+                                    + " bytes (agentswarm.serve.stream-buffer) overflowed: the client reads too slowly"));
                             cancelAll.run();
                             return;
                         }
@@ -223,31 +290,51 @@ public final class OpenAiRoutes extends AllDirectives {
                 cancels.add(cancel);
             }
         }
+        // Begun or not, the response starts before the binding's idle timeout could cut it.
+        var begin = materializer.scheduleOnce(scala.concurrent.duration.FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
+            synchronized (chat) {
+                if (!response.isDone()) response.complete(sse(body));
+            }
+        });
+        response.whenComplete((r, e) -> begin.cancel());
         return response;
     }
 
-    private CompletionStage<HttpResponse> swarm(ChatRequest request) {
+    /**
+     * A swarm's answer. Streamed, the response begins at once (SSE comments keep it open while the swarm
+     * runs) and the answer, or the error, comes as it ends; the trace header names the run folder either way.
+     */
+    private CompletionStage<HttpResponse> swarm(ChatRequest request, Materializer materializer) {
         String task = request.lastUserMessage();
         if (task == null || task.isBlank()) {
             throw ApiError.invalid("messages", "the model \"" + SwarmChat.MODEL + "\" runs a swarm on the last user message:"
                     + " the request has no user message with text");
         }
         if (request.n() != 1) throw ApiError.invalid("n", "the model \"" + SwarmChat.MODEL + "\" answers with one swarm: n must be 1");
-        return swarm.run(task).thenApply(answer -> {
-            SwarmResult r = answer.result();
-            String trace = answer.runDir().toString();
-            if (!r.answered()) {
-                ApiError e = ApiError.internal("the swarm ended without an answer (" + r.stopReason()
-                        + (r.error() == null ? "" : ": " + r.error()) + "); its trace is in " + trace);
-                return error(e).addHeader(RawHeader.create(TRACE_HEADER, trace));
-            }
-            String id = ChatResponses.newCompletionId();
-            long now = System.currentTimeMillis() / 1000;
-            HttpResponse response = request.stream()
-                    ? stream(SwarmAnswers.events(id, now, r, request))
-                    : json(200, SwarmAnswers.completion(id, now, r));
-            return response.addHeader(RawHeader.create(TRACE_HEADER, trace));
-        });
+        SwarmChat.Run run = swarm.run(task);
+        String trace = run.runDir().toString();
+        RawHeader traceHeader = RawHeader.create(TRACE_HEADER, trace);
+        String id = ChatResponses.newCompletionId();
+        long now = System.currentTimeMillis() / 1000;
+        if (request.stream()) {
+            Source<ByteString, NotUsed> events = Source.completionStage(run.result().handle((r, e) -> {
+                        ApiError failure = e != null ? asApiError(e) : r.answered() ? null : unanswered(r, trace);
+                        return failure == null ? SwarmAnswers.events(id, now, r, request)
+                                : List.of("data: " + Json.write(failure.body()) + "\n\n", "data: [DONE]\n\n");
+                    }))
+                    .mapConcat(list -> list).map(ByteString::fromString)
+                    .keepAlive(settings.keepAlive(), () -> KEEP_ALIVE_COMMENT);
+            return CompletableFuture.completedFuture(sse(events).addHeader(traceHeader));
+        }
+        CompletionStage<HttpResponse> answer = run.result().thenApply(r -> r.answered()
+                ? json(200, SwarmAnswers.completion(id, now, r)) : error(unanswered(r, trace)));
+        return patient(answer.exceptionally(OpenAiRoutes::error), materializer, List.of(traceHeader))
+                .thenApply(r -> r.getHeader(TRACE_HEADER).isPresent() ? r : r.addHeader(traceHeader));
+    }
+
+    private static ApiError unanswered(SwarmResult r, String trace) {
+        return ApiError.internal("the swarm ended without an answer (" + r.stopReason()
+                + (r.error() == null ? "" : ": " + r.error()) + "); its trace is in " + trace);
     }
 
     private ObjectNode modelList() {
@@ -276,22 +363,24 @@ public final class OpenAiRoutes extends AllDirectives {
                 .withEntity(HttpEntities.create(ContentTypes.APPLICATION_JSON, Json.write(body).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
     }
 
-    static HttpResponse stream(List<String> events) {
-        return sse(Source.from(events).map(ByteString::fromString));
-    }
-
     static HttpResponse sse(Source<ByteString, ?> source) {
         return HttpResponse.create().withStatus(StatusCodes.OK)
                 .addHeader(RawHeader.create("Cache-Control", "no-cache"))
                 .withEntity(HttpEntities.createChunked(EVENT_STREAM, source));
     }
 
-    static HttpResponse error(Throwable t) {
+    static ApiError asApiError(Throwable t) {
         Throwable c = t;
         while (c instanceof CompletionException && c.getCause() != null) c = c.getCause();
-        ApiError e = c instanceof ApiError a ? a : ApiError.internal(c.toString());
+        return c instanceof ApiError a ? a : ApiError.internal(c.toString());
+    }
+
+    static HttpResponse error(Throwable t) {
+        ApiError e = asApiError(t);
         HttpResponse r = json(e.status(), e.body());
-        return e.status() == 429 ? r.addHeader(RawHeader.create("Retry-After", "1")) : r;
+        if (e.retryAfter() == null) return r;
+        long seconds = Math.max(1, (e.retryAfter().toMillis() + 999) / 1000);
+        return r.addHeader(RawHeader.create("Retry-After", Long.toString(seconds)));
     }
 
 }

@@ -20,4 +20,15 @@ public final class OpenAiServer {
         return Http.get(system).newServerAt(host, port).bind(route)
                 .thenApply(b -> b.addToCoordinatedShutdown(Duration.ofSeconds(10), system));
     }
+
+    /**
+     * The same, a connection with no byte either way for {@code idleTimeout} closed (the node's other
+     * HTTP servers keep {@code pekko.http.server.idle-timeout}).
+     */
+    public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, String host, int port, Route route, Duration idleTimeout) {
+        return Http.get(system).newServerAt(host, port)
+                .adaptSettings(s -> s.withTimeouts(s.getTimeouts().withIdleTimeout(scala.concurrent.duration.FiniteDuration.fromNanos(idleTimeout.toNanos()))))
+                .bind(route)
+                .thenApply(b -> b.addToCoordinatedShutdown(Duration.ofSeconds(10), system));
+    }
 }

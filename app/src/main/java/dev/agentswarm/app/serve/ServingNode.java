@@ -35,29 +35,40 @@ public final class ServingNode implements AutoCloseable {
     private final OpenAiRoutes routes;
     private final ServerBinding binding;
     private final EmbeddedPolicy policy;
+    private final ToolRegistry tools;
 
-    private ServingNode(SwarmNode node, OpenAiRoutes routes, ServerBinding binding, EmbeddedPolicy policy) {
+    private ServingNode(SwarmNode node, OpenAiRoutes routes, ServerBinding binding, EmbeddedPolicy policy, ToolRegistry tools) {
         this.node = node;
         this.routes = routes;
         this.binding = binding;
         this.policy = policy;
+        this.tools = tools;
     }
 
     /**
      * Starts a node on {@code config} (the embedded model as {@code agentswarm.policy.embedded} says),
      * serving it as {@code modelId}, and swarms when {@code swarms} (their run folders under
-     * {@code runsRoot}), at {@code host:port} (0: a free port).
+     * {@code runsRoot}), at {@code host:port} (0: a free port), without a key: {@code host} must be a
+     * loopback address.
      */
     public static ServingNode start(Config config, String modelId, boolean swarms, Path runsRoot, String host, int port)
             throws Exception {
-        return start(config, modelId, swarms, runsRoot, host, port, UnaryOperator.identity());
+        return start(config, modelId, swarms, runsRoot, host, port, ServeAccess.loopbackOnly(), UnaryOperator.identity());
     }
 
     /** The same, the node's episodes (a swarm's agents) asking {@code episodes} of the embedded policy (tests script them). */
     public static ServingNode start(Config config, String modelId, boolean swarms, Path runsRoot, String host, int port,
                                     UnaryOperator<Policy> episodes) throws Exception {
+        return start(config, modelId, swarms, runsRoot, host, port, ServeAccess.loopbackOnly(), episodes);
+    }
+
+    /** The same, admitting whom {@code access} admits; a host it refuses is refused before anything starts. */
+    public static ServingNode start(Config config, String modelId, boolean swarms, Path runsRoot, String host, int port,
+                                    ServeAccess access, UnaryOperator<Policy> episodes) throws Exception {
+        access.checkHost(host);
+        ServeSettings serve = ServeSettings.fromConfig(config);
         AtomicReference<EmbeddedPolicy> spawned = new AtomicReference<>();
-        ToolRegistry tools = swarms ? EpisodeRuns.nodeTools(config) : EpisodeRuns.builtInTools();
+        ToolRegistry tools = swarms ? swarmTools(config, serve.swarmTools()) : EpisodeRuns.builtInTools();
         // The node's /metrics, /alive and /ready answer on the API's port too; exposed from the node's start, so no count is missed.
         Config nodeConfig = ConfigFactory.parseString("agentswarm.http.on-api = on").withFallback(config);
         SwarmNode node = SwarmNode.start(nodeConfig, system -> {
@@ -71,16 +82,35 @@ public final class ServingNode implements AutoCloseable {
             if (swarms) {
                 Set<String> subAgentTools = new TreeSet<>(tools.names());
                 swarm = new SwarmChat(node, SwarmSettings.fromConfig(config, subAgentTools), runsRoot,
-                        node.system().dispatchers().lookup(DispatcherSelector.blocking()));
+                        node.system().dispatchers().lookup(DispatcherSelector.blocking()), serve);
             }
-            OpenAiRoutes routes = new OpenAiRoutes(List.of(PolicyServerModel.of(modelId, policy, node.system())), swarm);
-            Route all = Directives.concat(routes.route(), NodeEndpoints.of(node.system()).route());
-            ServerBinding binding = OpenAiServer.bind(node.system(), host, port, all)
+            OpenAiRoutes routes = new OpenAiRoutes(List.of(PolicyServerModel.of(modelId, policy, node.system())), swarm, serve);
+            Route all = access.route(routes.route(), NodeEndpoints.of(node.system()).route());
+            ServerBinding binding = OpenAiServer.bind(node.system(), host, port, all, serve.idleTimeout())
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
-            return new ServingNode(node, routes, binding, policy);
+            return new ServingNode(node, routes, binding, policy, tools);
         } catch (Exception | Error e) {
             node.close();
             throw e;
+        }
+    }
+
+    /**
+     * The tools of a served swarm's agents: the built-in ones, and those of the node's that
+     * {@code allowed} ({@code agentswarm.serve.swarm.tools}) names. Whoever may call the API chooses the
+     * swarm's task, so code in the sandbox and MCP tools (which run outside it) are the operator's to
+     * grant. A name the node does not offer is refused, naming those it does.
+     */
+    static ToolRegistry swarmTools(Config config, List<String> allowed) {
+        ToolRegistry builtIn = EpisodeRuns.builtInTools();
+        if (allowed.isEmpty()) return builtIn.withIdempotency(config.getConfig("agentswarm.tools"));
+        ToolRegistry node = EpisodeRuns.nodeTools(config);
+        List<String> names = new java.util.ArrayList<>(builtIn.names());
+        for (String a : allowed) if (!names.contains(a)) names.add(a);
+        try {
+            return node.select(names);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("agentswarm.serve.swarm.tools: " + e.getMessage(), e);
         }
     }
 
@@ -94,6 +124,11 @@ public final class ServingNode implements AutoCloseable {
 
     public EmbeddedPolicy policy() {
         return policy;
+    }
+
+    /** The tools the node's episodes (a served swarm's agents) may call. */
+    public Set<String> tools() {
+        return new TreeSet<>(tools.names());
     }
 
     public InetSocketAddress address() {

@@ -14,41 +14,74 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.io.IOException;
+import java.time.Instant;
+import org.slf4j.LoggerFactory;
 
 /**
  * The model named {@value #MODEL}: a chat request runs a whole swarm on the node, its task the last
  * user message. Each request gets a run folder of its own under {@code runsRoot} (trace.jsonl and
  * trace.html, as {@code swarm run} writes them); nothing waits on a thread while the swarm runs: the
- * answer completes a future. Swarms run unjournaled: a request's swarm ends with its server.
+ * answer completes a future. Swarms run unjournaled: a request's swarm ends with its server. At most
+ * {@code agentswarm.serve.swarm.max-concurrent} run at once (one more is refused with 429 and
+ * Retry-After), and run folders older than {@code keep-runs} are removed as new swarms start.
  */
 public final class SwarmChat {
 
     public static final String MODEL = "swarm";
 
-    /** The answer and where its trace is. */
-    public record Answer(SwarmResult result, Path runDir) {}
+    /** A swarm that has begun: where its trace goes, and its result once it ends. */
+    public record Run(Path runDir, CompletionStage<SwarmResult> result) {}
 
     private final SwarmNode node;
     private final SwarmSettings settings;
     private final Path runsRoot;
     private final Executor blocking;
+    private final ServeSettings serve;
     private final AtomicLong requests = new AtomicLong();
+    private final AtomicInteger running = new AtomicInteger();
 
     /** @param blocking where trace files are opened and written (file I/O, never on Pekko's dispatcher) */
-    public SwarmChat(SwarmNode node, SwarmSettings settings, Path runsRoot, Executor blocking) {
+    public SwarmChat(SwarmNode node, SwarmSettings settings, Path runsRoot, Executor blocking, ServeSettings serve) {
         this.node = node;
         this.settings = settings;
         this.runsRoot = runsRoot;
         this.blocking = blocking;
+        this.serve = serve;
+        blocking.execute(this::removeExpiredRuns);
     }
 
-    public CompletionStage<Answer> run(String task) {
+    /** Swarms running now. */
+    public int running() {
+        return running.get();
+    }
+
+    /** Runs a swarm on {@code task}; throws a 429 {@link ApiError} when as many run as allowed. */
+    public Run run(String task) {
+        int now = running.incrementAndGet();
+        if (now > serve.maxConcurrentSwarms()) {
+            running.decrementAndGet();
+            throw ApiError.tooManySwarms(now - 1, serve.swarmRetryAfter());
+        }
+        try {
+            Run run = start(task);
+            run.result().whenComplete((a, e) -> running.decrementAndGet());
+            return run;
+        } catch (RuntimeException | Error e) {
+            running.decrementAndGet();
+            throw e;
+        }
+    }
+
+    private Run start(String task) {
         long n = requests.incrementAndGet();
         // Run ids keep concurrent swarms' episode ids apart on the node's worker region.
         String runId = "serve-" + ProcessHandle.current().pid() + "-" + n;
         Path dir = runsRoot.resolve(RunDirs.stamped("serve-swarm") + "-" + n);
-        return CompletableFuture.supplyAsync(() -> {
+        return new Run(dir, CompletableFuture.supplyAsync(() -> {
+            removeExpiredRuns();
             try {
                 Files.createDirectories(dir);
             } catch (java.io.IOException e) {
@@ -62,7 +95,16 @@ public final class SwarmChat {
             return done.orTimeout(limit, TimeUnit.MILLISECONDS).whenCompleteAsync((r, e) -> {
                 trace.close();
                 TraceHtml.write(dir.resolve("trace.jsonl"), dir.resolve("trace.html"));
-            }, blocking).thenApply(r -> new Answer(r, dir));
-        });
+            }, blocking);
+        }));
+    }
+
+    private void removeExpiredRuns() {
+        try {
+            ServedRuns.removeExpired(runsRoot, serve.keepRuns(), Instant.now());
+        } catch (IOException | RuntimeException e) {
+            // A folder that cannot be removed now is tried again as the next swarm starts; the swarm itself goes on.
+            LoggerFactory.getLogger(SwarmChat.class).warn("cannot remove expired run folders under {}: {}", runsRoot, e.toString());
+        }
     }
 }

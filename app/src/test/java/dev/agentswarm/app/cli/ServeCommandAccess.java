@@ -10,4 +10,11 @@ public final class ServeCommandAccess {
     public static String modelId(Config config) {
         return ServeCommand.modelId(config);
     }
+
+    /** Who {@code swarm serve ARGS} admits with {@code envKey} as SWARM_API_KEY (null: unset). */
+    public static dev.agentswarm.app.serve.ServeAccess access(String envKey, String... args) {
+        ServeCommand c = new ServeCommand();
+        new picocli.CommandLine(c).parseArgs(args);
+        return c.access(envKey);
+    }
 }

@@ -1,0 +1,97 @@
+package dev.agentswarm.app.serve;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.core.json.Json;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.function.Supplier;
+import org.apache.pekko.http.javadsl.model.ContentTypes;
+import org.apache.pekko.http.javadsl.model.HttpEntity;
+import org.apache.pekko.http.javadsl.model.HttpResponse;
+import org.apache.pekko.http.javadsl.model.headers.RawHeader;
+import org.apache.pekko.http.javadsl.server.AllDirectives;
+import org.apache.pekko.http.javadsl.server.Route;
+
+/**
+ * Who may use a served API. With keys, every route needs one as a Bearer token except {@code /alive}
+ * and {@code /ready} (probes carry no secrets) and, when {@code metricsOpen}, {@code /metrics}. Without
+ * keys the server only listens on the loopback unless {@code insecure}, which {@code /ready}'s body
+ * then says, so that whoever watches the node sees it.
+ */
+public final class ServeAccess extends AllDirectives {
+
+    static final String INSECURE_WARNING = "this server takes requests without an API key on a non-loopback address"
+            + " (--insecure): anyone who reaches its port can use it";
+
+    private final ApiKeys keys;
+    private final boolean metricsOpen;
+    private final boolean insecure;
+
+    public ServeAccess(ApiKeys keys, boolean metricsOpen, boolean insecure) {
+        this.keys = keys;
+        this.metricsOpen = metricsOpen;
+        this.insecure = insecure;
+    }
+
+    /** No key; the server may only listen on the loopback. */
+    public static ServeAccess loopbackOnly() {
+        return new ServeAccess(ApiKeys.none(), false, false);
+    }
+
+    /** Refuses a {@code host} that other machines can reach when no key is set, unless insecure. */
+    public void checkHost(String host) {
+        if (keys.required() || insecure || loopback(host)) return;
+        throw new IllegalArgumentException("--host " + host + " takes requests from other machines, and no API key is set:"
+                + " give one with --api-key KEY or the SWARM_API_KEY environment variable (clients send it as"
+                + " \"Authorization: Bearer KEY\"), or --insecure to serve anyone who can reach the port");
+    }
+
+    /** Whether anyone may use the API from anywhere: said at start and in {@code /ready}. */
+    public boolean warns() {
+        return insecure && !keys.required();
+    }
+
+    static boolean loopback(String host) {
+        try {
+            for (InetAddress a : InetAddress.getAllByName(host)) if (!a.isLoopbackAddress()) return false;
+            return true;
+        } catch (UnknownHostException e) {
+            return false; // the binding will fail anyway; never count an unknown name as safe
+        }
+    }
+
+    /** {@code api} and the node's {@code endpoints} (/metrics, /alive, /ready) behind the keys. */
+    public Route route(Route api, Route endpoints) {
+        return extractUnmatchedPath(path -> {
+            if (path.equals("/alive")) return endpoints;
+            if (path.equals("/ready")) return warns() ? mapResponse(ServeAccess::withWarning, () -> endpoints) : endpoints;
+            if (path.equals("/metrics") && metricsOpen) return endpoints;
+            return authorized(() -> concat(api, endpoints));
+        });
+    }
+
+    private Route authorized(Supplier<Route> inner) {
+        if (!keys.required()) return inner.get();
+        return optionalHeaderValueByName("Authorization", h -> keys.accepts(h.orElse(null)) ? inner.get() : complete(unauthorized()));
+    }
+
+    static HttpResponse unauthorized() {
+        ApiError e = new ApiError(401, "invalid_request_error", "a missing or wrong API key: send it as \"Authorization: Bearer"
+                + " <key>\" (the OpenAI clients' api_key)", null, "invalid_api_key");
+        return OpenAiRoutes.json(401, e.body()).addHeader(RawHeader.create("WWW-Authenticate", "Bearer"));
+    }
+
+    private static HttpResponse withWarning(HttpResponse r) {
+        if (!(r.entity() instanceof HttpEntity.Strict strict)) return r;
+        JsonNode body;
+        try {
+            body = Json.parse(strict.getData().utf8String());
+        } catch (Exception e) {
+            return r;
+        }
+        if (!(body instanceof ObjectNode o)) return r;
+        o.put("warning", INSECURE_WARNING);
+        return r.withEntity(ContentTypes.APPLICATION_JSON, (Json.write(o) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    }
+}
