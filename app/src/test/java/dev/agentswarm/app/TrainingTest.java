@@ -76,9 +76,24 @@ class TrainingTest {
     }
 
     @Test
+    void aFolderThatExistsIsAnotherRunsAndANewRunIsRefusedThere(@TempDir Path dir) throws Exception {
+        Path run = Files.createDirectories(dir.resolve("run"));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Training.run(tiny(run, 1)));
+        assertTrue(e.getMessage().contains("exists already") && e.getMessage().contains("--resume"), e.getMessage());
+        assertEquals(List.of(), Files.list(run).toList(), "nothing written into the other run's folder");
+    }
+
+    @Test
     void aRunThatDiedAfterItsLastCheckpointResumesFromItWithoutLosingOrRepeatingAnything(@TempDir Path dir) throws Exception {
         Path run = dir.resolve("run");
-        Training.run(tiny(run, 2));
+        String key = "sk-never-on-disk-" + System.nanoTime();
+        Training.run(ConfigFactory.parseString("agentswarm.policy.openai.api-key = \"" + key + "\"").withFallback(tiny(run, 2)));
+        String saved = Files.readString(run.resolve(Training.CONFIG_FILE));
+        assertTrue(!saved.contains(key) && saved.contains("${?OPENAI_API_KEY}"), "the saved configuration names the key's variable: " + saved);
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(run.resolve(Training.CONFIG_FILE))));
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(run)));
         assertEquals("step-2", Checkpoints.latest(run).orElseThrow().getFileName().toString(), "the last update is always saved");
         // The process died after step 2 was trained and logged but before its checkpoint was complete.
         Files.writeString(run.resolve("checkpoints").resolve("latest"), "step-1\n");
