@@ -34,9 +34,14 @@ class TrainingTest {
 
     @Test
     void updatesReachThePolicyServerAndEveryAnswerIsOnDisk(@TempDir Path dir) throws Exception {
-        Training.Outcome o = Training.run(tiny(dir.resolve("run"), 3));
+        Training.Outcome o = Training.run(ConfigFactory.parseString("agentswarm.train.keep-checkpoints = 2")
+                .withFallback(tiny(dir.resolve("run"), 3)));
         assertNull(o.summary().error());
         assertEquals(3, o.summary().steps());
+        try (var saved = Files.list(Checkpoints.folder(o.runDir()))) {
+            assertEquals(List.of("latest", "step-2", "step-3"), saved.map(p -> p.getFileName().toString()).sorted().toList(),
+                    "a checkpoint every step, the two newest kept");
+        }
         assertEquals(3, o.summary().version(), "every update published a version");
         List<String> metrics = Files.readAllLines(o.runDir().resolve("metrics.jsonl"));
         assertEquals(3, metrics.size());
