@@ -78,9 +78,15 @@ public final class Checkpoints {
     /** An SFT checkpoint, with the weights also in another layout when {@code export} is given. */
     public static Path save(Path runDir, CausalLm model, AdamW optimizer, TrainerState state, JsonNode config,
                             ModelExport export) throws IOException {
+        return save(runDir, model, optimizer, state, config, export, 0);
+    }
+
+    /** As above, keeping only the {@code keep} newest checkpoints afterwards (0 = all of them). */
+    public static Path save(Path runDir, CausalLm model, AdamW optimizer, TrainerState state, JsonNode config,
+                            ModelExport export, int keep) throws IOException {
         ObjectNode json = state.toJson();
         json.set("config", config);
-        return save(runDir, state.step(), state.step(), model, null, model.adapter(), optimizer, json, export);
+        return save(runDir, state.step(), state.step(), model, null, model.adapter(), optimizer, json, export, keep);
     }
 
     /**
