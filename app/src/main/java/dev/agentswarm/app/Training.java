@@ -112,10 +112,7 @@ public final class Training {
                 t.getDuration("episode-timeout"),
                 new GroupLedger.DynamicSampling(grpo.groups().dynamicSampling(), t.getInt("max-num-gen-batches")),
                 t.getDuration("ack-timeout"));
-        // A new run claims a folder of its own; only --resume continues one that exists.
-        Path runDir = (resume != null ? Path.of(t.getString("run-dir")) : t.getString("run-dir").isBlank()
-                ? RunDirs.timestamped("train-" + suiteName) : RunDirs.createNamed(Path.of(t.getString("run-dir")), "--resume"))
-                .toAbsolutePath();
+        Path runDir = (resume != null ? resume : newRunDir(t.getString("run-dir"), suiteName)).toAbsolutePath();
         if (resume == null) {
             // Every learner node reads this back: secrets go as ${?VARIABLE}, resolved from the reader's environment.
             ConfigSecrets.Rendered conf = ConfigSecrets.render(cfg.withOnlyPath("agentswarm"));
@@ -157,4 +154,8 @@ public final class Training {
         return new Outcome(done.get(), runDir);
     }
 
+    /** A new run claims a folder of its own, created here; one that exists is another run's, which only --resume continues. */
+    private static Path newRunDir(String configured, String suite) throws java.io.IOException {
+        return configured.isBlank() ? RunDirs.timestamped("train-" + suite) : RunDirs.createNamed(Path.of(configured), "--resume");
+    }
 }
