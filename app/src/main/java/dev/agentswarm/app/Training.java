@@ -2,7 +2,6 @@ package dev.agentswarm.app;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
@@ -22,7 +21,6 @@ import dev.agentswarm.orchestrator.GroupLedger;
 import dev.agentswarm.orchestrator.RolloutCoordinator;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import dev.agentswarm.workers.EpisodeServices;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,6 +36,8 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One GRPO training run on a one-node cluster: the embedded policy serves the episodes of a suite's
@@ -49,7 +49,9 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  */
 public final class Training {
 
-    /** The run's resolved configuration, which a resumed run reads back. */
+    private static final Logger LOG = LoggerFactory.getLogger(Training.class);
+
+    /** The run's resolved configuration, which a resumed run and every learner read back; secrets as references. */
     public static final String CONFIG_FILE = "train.conf";
 
     /** How the run ended and where its files are. */
@@ -110,11 +112,13 @@ public final class Training {
                 t.getDuration("episode-timeout"),
                 new GroupLedger.DynamicSampling(grpo.groups().dynamicSampling(), t.getInt("max-num-gen-batches")),
                 t.getDuration("ack-timeout"));
-        Path runDir = runDir(t.getString("run-dir"), suiteName).toAbsolutePath();
-        Files.createDirectories(runDir);
+        Path runDir = (resume != null ? resume : newRunDir(t.getString("run-dir"), suiteName)).toAbsolutePath();
         if (resume == null) {
-            Files.writeString(runDir.resolve(CONFIG_FILE), cfg.withOnlyPath("agentswarm").root()
-                    .render(ConfigRenderOptions.defaults().setOriginComments(false)) + "\n", StandardCharsets.UTF_8);
+            // Every learner node reads this back: secrets go as ${?VARIABLE}, resolved from the reader's environment.
+            ConfigSecrets.Rendered conf = ConfigSecrets.render(cfg.withOnlyPath("agentswarm"));
+            RunDirs.writeOwnerOnly(runDir.resolve(CONFIG_FILE), conf.text() + "\n");
+            conf.unset().forEach((variable, setting) -> LOG.warn("{} is saved in {} as {}: set {} where the run resumes and on"
+                    + " its learner nodes", setting, CONFIG_FILE, "${?" + variable + "}", variable));
         }
         Suites suites = new Suites(List.of(suite));
         ToolRegistry tools = EpisodeRuns.nodeTools(cfg, suites);
@@ -151,9 +155,8 @@ public final class Training {
         return new Outcome(done.get(), runDir);
     }
 
-    private static Path runDir(String configured, String suite) {
-        return configured.isBlank()
-                ? RunDirs.timestamped("train-" + suite)
-                : Path.of(configured);
+    /** A new run claims a folder of its own, created here; one that exists is another run's, which only --resume continues. */
+    private static Path newRunDir(String configured, String suite) throws java.io.IOException {
+        return configured.isBlank() ? RunDirs.timestamped("train-" + suite) : RunDirs.createNamed(Path.of(configured), "--resume");
     }
 }

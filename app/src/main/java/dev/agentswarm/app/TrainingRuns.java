@@ -71,6 +71,7 @@ public final class TrainingRuns {
                     .requireFits((lora == null ? "GRPO full fine-tuning of " : "GRPO LoRA training of ") + shape.name());
             GrpoTrainer trainer = new GrpoTrainer(model.model(), model.manager(), grpo, model.template(), model.version(), lora);
             if (model.modelDir() != null) trainer.exportCheckpointsWith(model::saveHf);
+            trainer.keepCheckpoints(t.getInt("keep-checkpoints"));
             if (checkpoint.isPresent()) trainer.restore(checkpoint.get(), GrpoTrainer.Resume.read(checkpoint.get()));
             return new Learner.OpenRun(trainer, new Learner.Checkpointing(runDir, t.getInt("checkpoint-every")), model::close);
         } catch (Exception | Error e) {

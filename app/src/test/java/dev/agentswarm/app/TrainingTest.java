@@ -34,9 +34,14 @@ class TrainingTest {
 
     @Test
     void updatesReachThePolicyServerAndEveryAnswerIsOnDisk(@TempDir Path dir) throws Exception {
-        Training.Outcome o = Training.run(tiny(dir.resolve("run"), 3));
+        Training.Outcome o = Training.run(ConfigFactory.parseString("agentswarm.train.keep-checkpoints = 2")
+                .withFallback(tiny(dir.resolve("run"), 3)));
         assertNull(o.summary().error());
         assertEquals(3, o.summary().steps());
+        try (var saved = Files.list(Checkpoints.folder(o.runDir()))) {
+            assertEquals(List.of("latest", "step-2", "step-3"), saved.map(p -> p.getFileName().toString()).sorted().toList(),
+                    "a checkpoint every step, the two newest kept");
+        }
         assertEquals(3, o.summary().version(), "every update published a version");
         List<String> metrics = Files.readAllLines(o.runDir().resolve("metrics.jsonl"));
         assertEquals(3, metrics.size());
@@ -76,9 +81,24 @@ class TrainingTest {
     }
 
     @Test
+    void aFolderThatExistsIsAnotherRunsAndANewRunIsRefusedThere(@TempDir Path dir) throws Exception {
+        Path run = Files.createDirectories(dir.resolve("run"));
+        IllegalArgumentException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> Training.run(tiny(run, 1)));
+        assertTrue(e.getMessage().contains("exists already") && e.getMessage().contains("--resume"), e.getMessage());
+        assertEquals(List.of(), Files.list(run).toList(), "nothing written into the other run's folder");
+    }
+
+    @Test
     void aRunThatDiedAfterItsLastCheckpointResumesFromItWithoutLosingOrRepeatingAnything(@TempDir Path dir) throws Exception {
         Path run = dir.resolve("run");
-        Training.run(tiny(run, 2));
+        String key = "sk-never-on-disk-" + System.nanoTime();
+        Training.run(ConfigFactory.parseString("agentswarm.policy.openai.api-key = \"" + key + "\"").withFallback(tiny(run, 2)));
+        String saved = Files.readString(run.resolve(Training.CONFIG_FILE));
+        assertTrue(!saved.contains(key) && saved.contains("${?OPENAI_API_KEY}"), "the saved configuration names the key's variable: " + saved);
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(run.resolve(Training.CONFIG_FILE))));
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(run)));
         assertEquals("step-2", Checkpoints.latest(run).orElseThrow().getFileName().toString(), "the last update is always saved");
         // The process died after step 2 was trained and logged but before its checkpoint was complete.
         Files.writeString(run.resolve("checkpoints").resolve("latest"), "step-1\n");

@@ -105,6 +105,8 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private final GroupLedger ledger;
     private final MetricsLog trajectories;
     private final MetricsLog metrics;
+    /** Time spent forcing trajectories.jsonl to the disk so far (the group commit's cost, in metrics.jsonl). */
+    private long syncNanos;
     private final LongConsumer onStep;
     private final CompletableFuture<Summary> done;
     private long firstStep;
@@ -214,7 +216,8 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         }
         episodes++;
         if (t.error() != null) lastEpisodeError = t.error();
-        trainIfReady();
+        String failed = trainIfReady();
+        if (failed != null) return finish(failed);
         fill();
         return this;
     }
@@ -256,7 +259,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             if (r.published()) steps = r.step(); // the learner's count: a batch it could not train on is no update
             line.put("step", steps).put("version", version).put("published", r.published()).put("episodes", episodes)
                     .put("stale_dropped", staleDropped).put("uninformative_dropped", uninformativeDropped).put("inflight", ledger.inflight())
-                    .put("wall_s", (System.nanoTime() - started) / 1e9);
+                    .put("wall_s", (System.nanoTime() - started) / 1e9).put("trajectories_sync_ms", syncNanos / 1e6);
             for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
             metrics.append(line);
             if (r.published()) {
@@ -269,7 +272,8 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                 if (steps >= settings.steps()) return finish(null);
             }
         }
-        trainIfReady();
+        String failed = trainIfReady();
+        if (failed != null) return finish(failed);
         fill();
         return this;
     }
@@ -372,14 +376,25 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         for (TrainBatch part : batch.split(learnerPartBytes)) wiring.learner().tell(part);
     }
 
-    private void trainIfReady() {
-        if (training || !toLearner.isEmpty()) return;
+    /** Hands the next batch to the learner when one is ready and none is there; says why the run must end, if it must. */
+    private String trainIfReady() {
+        if (training || !toLearner.isEmpty()) return null;
         GroupLedger.Batch b = ledger.takeBatch(version);
-        if (b == null) return;
+        if (b == null) return null;
         staleDropped += b.staleDropped();
         uninformativeDropped += b.uninformativeDropped();
+        // Group commit: one fsync covers every trajectory of the batch (and any before it), so what the
+        // learner trains on is on the disk, not only in the page cache, before the learner sees it.
+        long syncStart = System.nanoTime();
+        try {
+            trajectories.sync();
+        } catch (RuntimeException e) {
+            return "cannot sync trajectories.jsonl to the disk: " + e.getMessage();
+        }
+        syncNanos += System.nanoTime() - syncStart;
         toLearner.add(new TrainBatch(++batches, b.groups(), ledger.resumeCursor(), steps, wiring.runDir(), trained));
         sendToLearner();
+        return null;
     }
 
     /**

@@ -174,6 +174,7 @@ class RolloutCoordinatorTest {
         JsonNode last = Json.parse(metrics.get(4));
         assertEquals(5, last.get("step").asLong());
         assertEquals(0.5, last.get("loss").asDouble());
+        assertTrue(last.get("trajectories_sync_ms").asDouble() > 0, "each batch's trajectories were forced to the disk first: " + last);
     }
 
     @Test

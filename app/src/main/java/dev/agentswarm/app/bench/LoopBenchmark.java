@@ -150,30 +150,46 @@ public final class LoopBenchmark {
     public static Map<String, Object> asyncOverSync(Config base, int steps, int rounds, Consumer<String> log) throws Exception {
         double[] sync = new double[rounds];
         double[] async = new double[rounds];
+        double[] fsyncMs = new double[2 * rounds];
         Path dir = Files.createTempDirectory("bench-loop");
         try {
             for (int r = 0; r < rounds; r++) {
-                sync[r] = episodesPerSecond(base, steps, true, dir.resolve("sync-" + r));
-                async[r] = episodesPerSecond(base, steps, false, dir.resolve("async-" + r));
-                log.accept(String.format("round %d: sync %.2f episodes/s, async %.2f episodes/s", r + 1, sync[r], async[r]));
+                Run s = run(base, steps, true, dir.resolve("sync-" + r));
+                Run a = run(base, steps, false, dir.resolve("async-" + r));
+                sync[r] = s.episodesPerSecond();
+                async[r] = a.episodesPerSecond();
+                fsyncMs[2 * r] = s.fsyncMsPerStep();
+                fsyncMs[2 * r + 1] = a.fsyncMsPerStep();
+                log.accept(String.format("round %d: sync %.2f episodes/s, async %.2f episodes/s; trajectories fsync %.2f / %.2f ms per update",
+                        r + 1, sync[r], async[r], s.fsyncMsPerStep(), a.fsyncMsPerStep()));
             }
         } finally { // each run leaves logs and a checkpoint of weights and moments
             dev.agentswarm.learner.sft.Checkpoints.deleteTree(dir);
         }
         Arrays.sort(sync);
         Arrays.sort(async);
+        Arrays.sort(fsyncMs);
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("sync_episodes_per_s", dev.agentswarm.app.cli.Report.round(SftBenchmark.median(sync), 2));
         f.put("async_episodes_per_s", dev.agentswarm.app.cli.Report.round(SftBenchmark.median(async), 2));
         f.put("async_over_sync", Math.round(SftBenchmark.median(async) / SftBenchmark.median(sync) * 100) / 100.0);
+        // The group commit's cost: trajectories.jsonl forced to the disk once per batch, before the learner gets it.
+        f.put("trajectories_fsync_ms_per_step", dev.agentswarm.app.cli.Report.round(SftBenchmark.median(fsyncMs), 3));
         return f;
     }
 
-    private static double episodesPerSecond(Config base, int steps, boolean sync, Path runDir) throws Exception {
+    /** One training run's episodes/s, and the milliseconds per update spent forcing its trajectories to the disk. */
+    private record Run(double episodesPerSecond, double fsyncMsPerStep) {}
+
+    private static Run run(Config base, int steps, boolean sync, Path runDir) throws Exception {
         Config c = base.withValue("agentswarm.train.steps", ConfigValueFactory.fromAnyRef(steps))
                 .withValue("agentswarm.train.sync", ConfigValueFactory.fromAnyRef(sync))
                 .withValue("agentswarm.train.run-dir", ConfigValueFactory.fromAnyRef(runDir.toString()));
         Training.Outcome o = Training.run(c);
-        return o.summary().episodes() / o.summary().wallSeconds();
+        double fsyncMs = 0;
+        for (String line : Files.readAllLines(o.runDir().resolve("metrics.jsonl"))) {
+            fsyncMs = Math.max(fsyncMs, dev.agentswarm.core.json.Json.parse(line).path("trajectories_sync_ms").asDouble(0));
+        }
+        return new Run(o.summary().episodes() / o.summary().wallSeconds(), fsyncMs / Math.max(1, o.summary().steps()));
     }
 }

@@ -87,6 +87,8 @@ public final class BenchLearnerCommand implements Callable<Integer> {
             f.putAll(l);
             r.line(String.format("  training runs of %d updates (tiny, arithmetic): async %.2f episodes/s, sync %.2f → %.2fx",
                     loopSteps, (Double) l.get("async_episodes_per_s"), (Double) l.get("sync_episodes_per_s"), (Double) l.get("async_over_sync")));
+            r.line(String.format("  trajectories.jsonl forced to the disk before each update: %.2f ms per update (median of the runs)",
+                    (Double) l.get("trajectories_fsync_ms_per_step")));
         }
         f.forEach(r::put);
         r.print(json.json);

@@ -3,6 +3,7 @@ package dev.agentswarm.app.cli;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.app.DpoRun;
+import dev.agentswarm.app.RunDirs;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.learner.rl.DpoTrainer;
 import dev.agentswarm.learner.rl.PreferencePair;
@@ -11,8 +12,6 @@ import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.policy.model.LoraSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -54,8 +53,7 @@ public final class DpoCommand implements Callable<Integer> {
         cfg = lora.apply(weights.apply(cfg));
         if (steps != null) cfg = cfg.withValue("agentswarm.learner.dpo.steps", ConfigValueFactory.fromAnyRef(steps));
         DpoTrainer.Settings settings = DpoTrainer.Settings.fromConfig(cfg);
-        Path dir = runDir != null ? runDir
-                : Path.of("runs", "dpo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Path dir = runDir != null ? runDir : RunDirs.timestamped("dpo"); // a folder of its own, even for a run started in the same second
         Report r = new Report();
         try (EmbeddedModel model = EmbeddedModel.fromConfig(cfg)) {
             List<PreferencePair> loaded = new PreferencePairs(model.template()).load(pairs);

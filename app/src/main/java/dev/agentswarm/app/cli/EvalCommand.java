@@ -3,6 +3,7 @@ package dev.agentswarm.app.cli;
 import com.typesafe.config.Config;
 import dev.agentswarm.app.Evaluation;
 import dev.agentswarm.app.EpisodeRuns;
+import dev.agentswarm.app.RunDirs;
 import dev.agentswarm.app.SwarmNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.policy.Policy;
@@ -19,8 +20,6 @@ import dev.agentswarm.environments.eval.EvalReport;
 import dev.agentswarm.workers.EmbeddedPolicy;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -139,8 +138,7 @@ public final class EvalCommand implements Callable<Integer> {
         Policy given = join != null ? null : policyOptions.oracle() ? new OraclePolicy(s, spec.format(), Evaluation.taskOfEpisode(drawn), oracleNoise) : embedded ? null : policyOptions.create(cfg);
         String policyName = join != null ? "the workers' of " + join : given != null ? given.describe() : "embedded";
 
-        Path dir = out != null ? out : Path.of("runs", "eval-" + suite + "-"
-                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        Path dir = out != null ? out : RunDirs.timestamped("eval-" + suite); // a folder of its own, even for a run started in the same second
         Files.createDirectories(dir);
         Config nodeConfig = cfg;
         Evaluation.Result result = Evaluation.run(cfg, s, which, drawn, samples, inflight,

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,5 +33,21 @@ class MetricsLogTest {
             log.append(Json.object().put("step", 3));
         }
         assertEquals(List.of("{\"step\":1}", "{\"step\":2}", "{\"step\":3}"), Files.readAllLines(file));
+    }
+
+    @Test
+    void aNewLogIsItsOwnersOnlyAndSyncedLinesAreThere(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("trajectories.jsonl");
+        try (MetricsLog log = MetricsLog.appendOnly(file)) {
+            log.append(Json.object().put("episodeId", "a"));
+            log.sync();
+            assertEquals(List.of("{\"episodeId\":\"a\"}"), Files.readAllLines(file));
+        }
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)),
+                "a run's trajectories are model-written code and tool output: not for other users");
+        try (MetricsLog log = MetricsLog.open(dir.resolve("metrics.jsonl"), 0)) {
+            log.append(Json.object().put("step", 1));
+        }
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("metrics.jsonl"))));
     }
 }

@@ -53,6 +53,8 @@ public final class GrpoTrainer implements AutoCloseable {
     private long version;
     private long steps;
     private Checkpoints.ModelExport export;
+    /** Checkpoints kept, the newest; 0 = all of them. */
+    private int keepCheckpoints;
 
     public GrpoTrainer(CausalLm model, NDManager root, GrpoSettings settings, ChatFormat template, long version) {
         this(model, root, settings, template, version, null);
@@ -90,13 +92,20 @@ public final class GrpoTrainer implements AutoCloseable {
         this.export = export;
     }
 
+    /** Each checkpoint then removes all but the {@code keep} newest (0 = keep them all). */
+    public void keepCheckpoints(int keep) {
+        if (keep < 0) throw new IllegalArgumentException("keep-checkpoints must be 0 (all) or more, not " + keep);
+        this.keepCheckpoints = keep;
+    }
+
     /**
      * Writes {@code checkpoints/step-<n>/} under {@code runDir}: the weights (stamped with the
      * version), AdamW's moments and state.json with the step, the version and {@code dataCursor}.
      */
     public Path checkpoint(Path runDir, long dataCursor) throws IOException {
         ObjectNode state = Json.object().put("step", steps).put("version", version).put("data_cursor", dataCursor);
-        return Checkpoints.save(runDir, steps, version, model, reference == model ? null : reference, adapter, optimizer, state, export);
+        return Checkpoints.save(runDir, steps, version, model, reference == model ? null : reference, adapter, optimizer, state, export,
+                keepCheckpoints);
     }
 
     /** Where a checkpoint written by {@link #checkpoint} stands: its state.json, checked. */

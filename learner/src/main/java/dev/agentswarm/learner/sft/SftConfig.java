@@ -145,6 +145,13 @@ public record SftConfig(Path data, Path evalData, Path tokenizer, ModelConfig mo
         return fromConfig(c.atPath(PATH));
     }
 
+    /** Checkpoints kept, the newest (0 = all); a run folder saved before the setting existed keeps all. */
+    public int keepCheckpoints() {
+        int keep = source.hasPath("keep-checkpoints") ? source.getInt("keep-checkpoints") : 0;
+        if (keep < 0) throw bad("keep-checkpoints", "must be 0 (all) or more, got " + keep);
+        return keep;
+    }
+
     public SftConfig withRunDir(Path dir) {
         return fromConfig(source.withValue("run-dir", ConfigValueFactory.fromAnyRef(dir.toString())).atPath(PATH));
     }

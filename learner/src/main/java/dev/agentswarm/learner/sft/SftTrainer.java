@@ -288,7 +288,7 @@ public final class SftTrainer implements AutoCloseable {
         // A Hugging Face model's checkpoints carry its own layout too (hf/), in its published dtype.
         Checkpoints.ModelExport export = hf == null ? null : (m, folder) -> HfSaver.save(m, hf.config(), config.modelDir(), folder,
                 hf.config().savedDtype(), HfSaver.DEFAULT_SHARD_BYTES);
-        Path dir = Checkpoints.save(config.runDir(), model, optimizer, state, configJson, export);
+        Path dir = Checkpoints.save(config.runDir(), model, optimizer, state, configJson, export, config.keepCheckpoints());
         listener.onCheckpoint(state.step(), dir);
         return dir;
     }

@@ -53,7 +53,7 @@ class SftTrainerTest {
         assertEquals(6, straight.lastStep());
         assertTrue(straight.lastLoss() < straight.firstLoss(), straight.firstLoss() + " → " + straight.lastLoss());
 
-        SftConfig cutConfig = config(dir, "cut", ", checkpoint-every = 0");
+        SftConfig cutConfig = config(dir, "cut", ", checkpoint-every = 0, keep-checkpoints = 1");
         try (SftTrainer t = SftTrainer.start(cutConfig, s -> {})) {
             SftTrainer.Summary half = t.train(3, QUIET);
             assertEquals(3, half.lastStep());
@@ -83,6 +83,10 @@ class SftTrainerTest {
         JsonNode first = lines.get(0);
         for (String key : List.of("lr", "grad_norm", "tokens", "tokens_per_s", "elapsed")) assertTrue(first.has(key), key);
 
+        try (var kept = Files.list(dir.resolve("cut/checkpoints"))) {
+            assertEquals(List.of("latest", "step-6"), kept.map(p -> p.getFileName().toString()).sorted().toList(),
+                    "keep-checkpoints = 1, read back from the run's sft.conf when it resumed");
+        }
         assertEquals("step-6", Files.readString(dir.resolve("straight/checkpoints/latest")).trim());
         assertTrue(Files.exists(dir.resolve("straight/checkpoints/step-2/optimizer.safetensors")));
         JsonNode state = Json.parse(Files.readString(dir.resolve("straight/checkpoints/step-6/state.json")));
