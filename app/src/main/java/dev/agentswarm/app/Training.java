@@ -109,7 +109,7 @@ public final class Training {
                 t.getInt("groups-per-step"), t.getInt("max-staleness"), t.getInt("steps"), t.getBoolean("sync"),
                 t.getDuration("episode-timeout"),
                 new GroupLedger.DynamicSampling(grpo.groups().dynamicSampling(), t.getInt("max-num-gen-batches")),
-                t.getDuration("ack-timeout"));
+                t.getDuration("ack-timeout"), t.getInt("infra-retries"));
         Path runDir = runDir(t.getString("run-dir"), suiteName).toAbsolutePath();
         Files.createDirectories(runDir);
         if (resume == null) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.InfraFailure;
 import dev.agentswarm.core.protocol.LearnerProtocol;
 import dev.agentswarm.core.protocol.LearnerProtocol.BatchTrained;
 import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
@@ -12,6 +13,7 @@ import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,6 +44,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * died), one a worker gave back while handing off, and one not answered within
  * {@code episode-timeout} are sent again too. Only the first answer of an id is taken: a second
  * (from an attempt thought lost) is ignored, so every id is in {@code trajectories.jsonl} once.
+ *
+ * <p>An answer that failed for its infrastructure (policy server down, crash, sandbox or MCP server
+ * down, scorer failure) is written to {@code trajectories.jsonl} with its cause but never reaches the
+ * learner: it runs again under a new attempt id, up to {@code infra-retries} times, after which its
+ * group is dropped whole ({@link GroupLedger}). {@code metrics.jsonl} and {@code /metrics} count both
+ * by cause ({@code infra_retried}, {@code groups_dropped_infra}).
  */
 public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinator.Command> {
 
@@ -61,9 +69,17 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private record MemberChanged(org.apache.pekko.cluster.ClusterEvent.MemberEvent event) implements Command {}
 
     public record Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
-                           Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling, Duration ackTimeout) {
+                           Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling, Duration ackTimeout, int infraRetries) {
         /** How long a sent episode may go without a worker's receipt before it is sent again, unless configured. */
         public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(10);
+        /** Attempts again of an episode that failed for its infrastructure before its group is dropped, unless configured. */
+        public static final int DEFAULT_INFRA_RETRIES = 2;
+
+        public Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
+                        Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling, Duration ackTimeout) {
+            this(generations, maxInflight, groupsPerStep, maxStaleness, steps, sync, episodeTimeout, dynamicSampling, ackTimeout,
+                    DEFAULT_INFRA_RETRIES);
+        }
 
         public Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
                         Duration episodeTimeout) {
@@ -75,6 +91,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             if (steps < 1) throw new IllegalArgumentException("steps must be >= 1, got " + steps);
             if (episodeTimeout.isNegative() || episodeTimeout.isZero()) throw new IllegalArgumentException("episode-timeout must be > 0");
             if (ackTimeout.isNegative() || ackTimeout.isZero()) throw new IllegalArgumentException("ack-timeout must be > 0");
+            if (infraRetries < 0) throw new IllegalArgumentException("infra-retries must be >= 0, got " + infraRetries);
         }
     }
 
@@ -142,6 +159,10 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private boolean training;
     private int batchesWithoutUpdate;
     private String lastEpisodeError;
+    /** Episodes run again, and groups dropped, because of their infrastructure, by cause. */
+    private final EnumMap<InfraFailure, Long> infraRetried = new EnumMap<>(InfraFailure.class);
+    private final EnumMap<InfraFailure, Long> groupsDroppedInfra = new EnumMap<>(InfraFailure.class);
+    private final InfraMeters infraMeters;
 
     /** Batches in a row the learner may refuse or find empty before the run ends with why. */
     static final int MAX_BATCHES_WITHOUT_UPDATE = 20;
@@ -150,7 +171,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                                            long startVersion, long startStep, MetricsLog trajectories, MetricsLog metrics,
                                            LongConsumer onStep, CompletableFuture<Summary> done) {
         GroupLedger ledger = new GroupLedger(tasks, settings.generations(), settings.maxInflight(), settings.groupsPerStep(),
-                settings.maxStaleness(), cursor, settings.dynamicSampling());
+                settings.maxStaleness(), cursor, settings.dynamicSampling(), settings.infraRetries());
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
             RolloutCoordinator c = new RolloutCoordinator(ctx, timers, settings, spec, wiring, ledger, startVersion, startStep,
                     trajectories, metrics, onStep, done);
@@ -177,6 +198,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
         this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
         this.trained = ctx.messageAdapter(LearnerProtocol.TrainReply.class, Trained::new);
+        this.infraMeters = InfraMeters.of(ctx.getSystem());
         // Half a large frame per part: the size estimate is rough.
         this.learnerPartBytes = ctx.getSystem().settings().config().hasPath("pekko.remote.artery.advanced.maximum-large-frame-size")
                 ? ctx.getSystem().settings().config().getBytes("pekko.remote.artery.advanced.maximum-large-frame-size") / 2
@@ -205,18 +227,49 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             resend(t.episodeId(), System.currentTimeMillis() + settings.ackTimeout().toMillis());
             return this;
         }
-        if (!ledger.accept(t)) return this; // an answer to a re-sent episode that had answered already
+        GroupLedger.Accepted accepted = ledger.accept(t, System.currentTimeMillis());
+        if (!accepted.taken()) return this; // an answer to a re-sent episode that had answered already, or of a dropped group
         placements.forget(t.episodeId());
         try {
-            trajectories.append(t); // durable before the learner can see it
+            trajectories.append(t); // durable before the learner can see it (a failed attempt too: what happened, with its cause)
         } catch (RuntimeException e) {
             return finish("cannot write trajectories.jsonl: " + e.getMessage());
         }
         episodes++;
         if (t.error() != null) lastEpisodeError = t.error();
+        if (accepted.infra() != null) onInfraFailure(t, accepted);
         trainIfReady();
         fill();
         return this;
+    }
+
+    /** Runs a failed attempt again, or, its retries spent, cancels what its dropped group still has out. */
+    private void onInfraFailure(Trajectory t, GroupLedger.Accepted a) {
+        InfraFailure cause = a.infra();
+        if (a.again() != null) {
+            getContext().getLog().info("episode {} failed for its infrastructure ({}): running it again as {}: {}", t.episodeId(),
+                    cause.label(), a.again().episodeId(), t.error());
+            infraRetried.merge(cause, 1L, Long::sum);
+            infraMeters.retried(cause);
+            long now = System.currentTimeMillis();
+            send(a.again(), now + settings.ackTimeout().toMillis());
+        }
+        if (a.dropped()) {
+            getContext().getLog().warn("group {} dropped: episode {} failed for its infrastructure ({}) after {} retries: {}", t.groupId(),
+                    t.episodeId(), cause.label(), settings.infraRetries(), t.error());
+            groupsDroppedInfra.merge(cause, 1L, Long::sum);
+            infraMeters.dropped(cause);
+            for (String id : a.cancel()) {
+                placements.forget(id);
+                wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "its group was dropped: an episode of it kept failing"));
+            }
+        }
+    }
+
+    /** A count's total and, after it, one key per cause seen: {@code infra_retried}, {@code infra_retried_scorer_failed}, … */
+    private static void putByCause(ObjectNode line, String key, EnumMap<InfraFailure, Long> counts) {
+        line.put(key, counts.values().stream().mapToLong(Long::longValue).sum());
+        counts.forEach((cause, n) -> line.put(key + "_" + cause.label(), n));
     }
 
     private Behavior<Command> onTrained(Trained m) {
@@ -255,8 +308,10 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             version = r.version();
             if (r.published()) steps = r.step(); // the learner's count: a batch it could not train on is no update
             line.put("step", steps).put("version", version).put("published", r.published()).put("episodes", episodes)
-                    .put("stale_dropped", staleDropped).put("uninformative_dropped", uninformativeDropped).put("inflight", ledger.inflight())
-                    .put("wall_s", (System.nanoTime() - started) / 1e9);
+                    .put("stale_dropped", staleDropped).put("uninformative_dropped", uninformativeDropped).put("inflight", ledger.inflight());
+            putByCause(line, "infra_retried", infraRetried);
+            putByCause(line, "groups_dropped_infra", groupsDroppedInfra);
+            line.put("wall_s", (System.nanoTime() - started) / 1e9);
             for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
             metrics.append(line);
             if (r.published()) {
@@ -310,7 +365,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             tellLearner(atLearner);
             learnerResendAtMillis = System.currentTimeMillis() + settings.ackTimeout().toMillis();
         }
-        resend(placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog()));
+        List<EpisodePlacements.Resend> lost = placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog());
+        for (int i = 0; i < lost.size(); i++) { // sent again under the same id: nothing of them was trained
+            infraRetried.merge(InfraFailure.NODE_LOST, 1L, Long::sum);
+            infraMeters.retried(InfraFailure.NODE_LOST);
+        }
+        resend(lost);
         return this;
     }
 
