@@ -163,9 +163,17 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private final EnumMap<InfraFailure, Long> infraRetried = new EnumMap<>(InfraFailure.class);
     private final EnumMap<InfraFailure, Long> groupsDroppedInfra = new EnumMap<>(InfraFailure.class);
     private final InfraMeters infraMeters;
+    /** Groups dropped for their infrastructure since the last answer that did not fail: the run ends at {@link #MAX_GROUPS_DROPPED_IN_A_ROW}. */
+    private int droppedInARow;
 
     /** Batches in a row the learner may refuse or find empty before the run ends with why. */
     static final int MAX_BATCHES_WITHOUT_UPDATE = 20;
+
+    /**
+     * Groups in a row dropped for their infrastructure, with not one answer in between, before the run ends
+     * with why: a policy server that is down for good would otherwise have the run sample forever.
+     */
+    static final int MAX_GROUPS_DROPPED_IN_A_ROW = 20;
 
     public static Behavior<Command> create(Settings settings, List<Task> tasks, long cursor, EpisodeSpec spec, Wiring wiring,
                                            long startVersion, long startStep, MetricsLog trajectories, MetricsLog metrics,
@@ -237,14 +245,22 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         }
         episodes++;
         if (t.error() != null) lastEpisodeError = t.error();
-        if (accepted.infra() != null) onInfraFailure(t, accepted);
+        if (accepted.infra() == null) {
+            droppedInARow = 0;
+        } else if (onInfraFailure(t, accepted) >= MAX_GROUPS_DROPPED_IN_A_ROW) {
+            return finish(droppedInARow + " groups in a row were dropped as their episodes kept failing for their infrastructure,"
+                    + " with no answer in between; the last failure (" + accepted.infra().label() + "): " + t.error());
+        }
         trainIfReady();
         fill();
         return this;
     }
 
-    /** Runs a failed attempt again, or, its retries spent, cancels what its dropped group still has out. */
-    private void onInfraFailure(Trajectory t, GroupLedger.Accepted a) {
+    /**
+     * Runs a failed attempt again, or, its retries spent, cancels what its dropped group still has out;
+     * returns the groups dropped in a row so far.
+     */
+    private int onInfraFailure(Trajectory t, GroupLedger.Accepted a) {
         InfraFailure cause = a.infra();
         if (a.again() != null) {
             getContext().getLog().info("episode {} failed for its infrastructure ({}): running it again as {}: {}", t.episodeId(),
@@ -263,7 +279,9 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                 placements.forget(id);
                 wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "its group was dropped: an episode of it kept failing"));
             }
+            droppedInARow++;
         }
+        return droppedInARow;
     }
 
     /** A count's total and, after it, one key per cause seen: {@code infra_retried}, {@code infra_retried_scorer_failed}, … */

@@ -86,6 +86,30 @@ class RolloutCoordinatorInfraTest {
         });
     }
 
+    @Test
+    void aRunWhoseEveryEpisodeFailsForItsInfrastructureEndsWithWhyInsteadOfSamplingForever(@TempDir Path dir) throws Exception {
+        Path trajectories = dir.resolve("trajectories.jsonl");
+        List<TrainBatch> seen = Collections.synchronizedList(new ArrayList<>());
+        CompletableFuture<RolloutCoordinator.Summary> done = new CompletableFuture<>();
+        Behavior<ShardingEnvelope<WorkerProtocol.Command>> down = Behaviors.receiveMessage(env -> {
+            if (env.message() instanceof WorkerProtocol.RunEpisode r) {
+                r.replyTo().tell(GroupLedgerTest.failed(r.episodeId(), InfraFailure.POLICY_UNAVAILABLE));
+            }
+            return Behaviors.same();
+        });
+        try (MetricsLog t = MetricsLog.appendOnly(trajectories); MetricsLog m = MetricsLog.open(dir.resolve("metrics.jsonl"), 0)) {
+            kit.spawn(RolloutCoordinator.create(new RolloutCoordinator.Settings(2, 8, 1, 5, 3, false, Duration.ofSeconds(30),
+                    GroupLedger.DynamicSampling.OFF, Duration.ofSeconds(10), 1), TASKS, 0, SPEC,
+                    new RolloutCoordinator.Wiring(WorkerRoute.sharded(kit.spawn(down), 8), kit.spawn(learner(seen))), 0, 0, t, m, x -> {},
+                    done));
+            RolloutCoordinator.Summary s = done.get(30, TimeUnit.SECONDS);
+            assertEquals(0, s.steps());
+            assertTrue(s.error() != null && s.error().contains(RolloutCoordinator.MAX_GROUPS_DROPPED_IN_A_ROW + " groups in a row were dropped")
+                    && s.error().contains("policy_unavailable") && s.error().contains("injected"), String.valueOf(s.error()));
+        }
+        assertTrue(seen.isEmpty(), "nothing reached the learner");
+    }
+
     private static Behavior<LearnerProtocol.Command> learner(List<TrainBatch> seen) {
         AtomicInteger version = new AtomicInteger();
         return Behaviors.receiveMessage(msg -> {
