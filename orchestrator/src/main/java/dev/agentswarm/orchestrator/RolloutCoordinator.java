@@ -98,10 +98,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     /**
      * How a run ended; {@code first} and {@code last} are the learner's metrics of this run's first
      * and last update (empty when it made none), {@code firstStep} the step number of the first;
-     * {@code retrained} counts batches trained again for a learner that came back from a checkpoint.
+     * {@code retrained} counts batches trained again for a learner that came back from a checkpoint;
+     * {@code infraRetried} episodes run again and {@code groupsDroppedInfra} groups dropped because of their infrastructure.
      */
     public record Summary(long steps, long version, long episodes, long staleDropped, long resent, long cursor, double wallSeconds,
-                          String error, long firstStep, Map<String, Double> first, Map<String, Double> last, long retrained) {}
+                          String error, long firstStep, Map<String, Double> first, Map<String, Double> last, long retrained,
+                          long infraRetried, long groupsDroppedInfra) {}
 
     /**
      * Where episodes run and where batches go; {@code runDir} is the run folder the learner opens
@@ -284,9 +286,13 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         return droppedInARow;
     }
 
+    private static long total(EnumMap<InfraFailure, Long> counts) {
+        return counts.values().stream().mapToLong(Long::longValue).sum();
+    }
+
     /** A count's total and, after it, one key per cause seen: {@code infra_retried}, {@code infra_retried_scorer_failed}, … */
     private static void putByCause(ObjectNode line, String key, EnumMap<InfraFailure, Long> counts) {
-        line.put(key, counts.values().stream().mapToLong(Long::longValue).sum());
+        line.put(key, total(counts));
         counts.forEach((cause, n) -> line.put(key + "_" + cause.label(), n));
     }
 
@@ -490,7 +496,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "the training run ended"));
         }
         done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.resumeCursor(), (System.nanoTime() - started) / 1e9,
-                error, firstStep, first, last, retrained));
+                error, firstStep, first, last, retrained, total(infraRetried), total(groupsDroppedInfra)));
         return Behaviors.stopped();
     }
 }

@@ -140,6 +140,7 @@ class RolloutCoordinatorInfraTest {
         }
         assertNull(s.error());
         assertEquals(6, s.steps());
+        assertTrue(s.infraRetried() >= 12 && s.groupsDroppedInfra() >= 1, s.toString());
 
         Set<InfraFailure> injected = EnumSet.noneOf(InfraFailure.class);
         for (int i = 0; i < Math.min(failures.get(), CAUSES.length); i++) injected.add(CAUSES[i]);
