@@ -111,7 +111,7 @@ public final class Training {
                 t.getInt("groups-per-step"), t.getInt("max-staleness"), t.getInt("steps"), t.getBoolean("sync"),
                 t.getDuration("episode-timeout"),
                 new GroupLedger.DynamicSampling(grpo.groups().dynamicSampling(), t.getInt("max-num-gen-batches")),
-                t.getDuration("ack-timeout"));
+                t.getDuration("ack-timeout"), t.getInt("infra-retries"));
         Path runDir = (resume != null ? resume : newRunDir(t.getString("run-dir"), suiteName)).toAbsolutePath();
         if (resume == null) {
             // Every learner node reads this back: secrets go as ${?VARIABLE}, resolved from the reader's environment.

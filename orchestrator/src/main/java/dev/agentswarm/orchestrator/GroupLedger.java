@@ -1,5 +1,6 @@
 package dev.agentswarm.orchestrator;
 
+import dev.agentswarm.core.protocol.InfraFailure;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.Turn;
@@ -23,6 +24,12 @@ import java.util.Map;
  * {@code groups-per-step} groups complete per batch: past that the batch goes with the informative
  * groups it has (or, with none, the last uninformative ones, which the learner drops and logs), so a
  * policy that never varies does not keep the run sampling forever.
+ *
+ * <p>An episode that failed for its infrastructure ({@link InfraFailure}: policy server down, crash,
+ * sandbox or MCP server down, scorer failure) is not its group's answer: it runs again under a new
+ * attempt id ({@code <group>#<k>-retry<n>}, a fresh episode in a fresh environment), up to
+ * {@code infraRetries} times; a group one of whose episodes still fails is dropped whole, its mates
+ * cancelled, never trained partial.
  */
 public final class GroupLedger {
 
@@ -35,6 +42,16 @@ public final class GroupLedger {
      */
     public record Batch(List<List<Trajectory>> groups, int staleDropped, int uninformativeDropped) {}
 
+    /**
+     * What an answer did: {@code taken} when it was new (else it is ignored); for an infrastructure failure
+     * ({@code infra}), the new attempt to send ({@code again}), or, when retries ran out, the group dropped
+     * ({@code dropped}) and the ids of its episodes still out, to cancel ({@code cancel}).
+     */
+    public record Accepted(boolean taken, InfraFailure infra, Launch again, boolean dropped, List<String> cancel) {
+        static final Accepted IGNORED = new Accepted(false, null, null, false, List.of());
+        static final Accepted ANSWER = new Accepted(true, null, null, false, List.of());
+    }
+
     /** DAPO's dynamic sampling with refill; {@code maxNumGenBatches} 0 = no cap (verl's name and meaning). */
     public record DynamicSampling(boolean on, int maxNumGenBatches) {
         public static final DynamicSampling OFF = new DynamicSampling(false, 0);
@@ -44,7 +61,12 @@ public final class GroupLedger {
         }
     }
 
-    private record Out(String groupId, Task task, long sentAtMillis) {}
+    /** An episode out: its group, task, when it was sent, its place {@code slot} in the group and its {@code attempt} (0 first). */
+    private record Out(String groupId, Task task, long sentAtMillis, int slot, int attempt) {
+        Out sentAt(long millis) {
+            return new Out(groupId, task, millis, slot, attempt);
+        }
+    }
 
     private final List<Task> tasks;
     private final int generations;
@@ -52,6 +74,7 @@ public final class GroupLedger {
     private final int groupsPerStep;
     private final int maxStaleness;
     private final DynamicSampling dynamic;
+    private final int infraRetries;
     private final Map<String, Out> inflight = new LinkedHashMap<>();
     private final Map<String, List<Trajectory>> open = new HashMap<>();
     private final Deque<List<Trajectory>> ready = new ArrayDeque<>();
@@ -63,15 +86,22 @@ public final class GroupLedger {
     private long groupsLaunched;
     private int staleDropped;
     private int uninformativeDropped;
+    private long infraDropped;
     private int completedSinceBatch;
 
     /** @param cursor where in the task list to start (a resumed run continues where it stopped) */
     public GroupLedger(List<Task> tasks, int generations, int maxInflight, int groupsPerStep, int maxStaleness, long cursor) {
-        this(tasks, generations, maxInflight, groupsPerStep, maxStaleness, cursor, DynamicSampling.OFF);
+        this(tasks, generations, maxInflight, groupsPerStep, maxStaleness, cursor, DynamicSampling.OFF, 0);
     }
 
     public GroupLedger(List<Task> tasks, int generations, int maxInflight, int groupsPerStep, int maxStaleness, long cursor,
                        DynamicSampling dynamic) {
+        this(tasks, generations, maxInflight, groupsPerStep, maxStaleness, cursor, dynamic, 0);
+    }
+
+    /** @param infraRetries how many times an episode that failed for its infrastructure runs again before its group is dropped */
+    public GroupLedger(List<Task> tasks, int generations, int maxInflight, int groupsPerStep, int maxStaleness, long cursor,
+                       DynamicSampling dynamic, int infraRetries) {
         if (tasks.isEmpty()) throw new IllegalArgumentException("no tasks to train on");
         if (generations < 2) throw new IllegalArgumentException("num-generations must be >= 2, got " + generations);
         if (maxInflight < generations) {
@@ -79,6 +109,7 @@ public final class GroupLedger {
         }
         if (groupsPerStep < 1) throw new IllegalArgumentException("groups-per-step must be >= 1, got " + groupsPerStep);
         if (maxStaleness < 0) throw new IllegalArgumentException("max-staleness must be >= 0, got " + maxStaleness);
+        if (infraRetries < 0) throw new IllegalArgumentException("infra-retries must be >= 0, got " + infraRetries);
         this.tasks = List.copyOf(tasks);
         this.generations = generations;
         this.maxInflight = maxInflight;
@@ -86,6 +117,7 @@ public final class GroupLedger {
         this.maxStaleness = maxStaleness;
         this.cursor = cursor;
         this.dynamic = dynamic;
+        this.infraRetries = infraRetries;
     }
 
     /** Whole groups to send now, at most {@code maxGroups}, as far as {@code max-inflight} allows. */
@@ -100,17 +132,29 @@ public final class GroupLedger {
             open.put(groupId, new ArrayList<>());
             for (int k = 0; k < generations; k++) {
                 String episodeId = groupId + "#" + k;
-                inflight.put(episodeId, new Out(groupId, task, nowMillis));
+                inflight.put(episodeId, new Out(groupId, task, nowMillis, k, 0));
                 out.add(new Launch(episodeId, groupId, task));
             }
         }
         return out;
     }
 
-    /** Records an answer; false when the episode is not out (unknown, or already answered). */
-    public boolean accept(Trajectory t) {
+    /**
+     * Records an answer; not {@code taken} when the episode is not out (unknown, already answered, or of
+     * a group dropped). One that failed for its infrastructure is not its group's: see {@link Accepted}.
+     */
+    public Accepted accept(Trajectory t, long nowMillis) {
         Out o = inflight.remove(t.episodeId());
-        if (o == null) return false;
+        if (o == null) return Accepted.IGNORED;
+        InfraFailure infra = t.infraFailure();
+        if (infra != null) {
+            if (o.attempt() < infraRetries) {
+                String id = o.groupId() + "#" + o.slot() + "-retry" + (o.attempt() + 1);
+                inflight.put(id, new Out(o.groupId(), o.task(), nowMillis, o.slot(), o.attempt() + 1));
+                return new Accepted(true, infra, new Launch(id, o.groupId(), o.task()), false, List.of());
+            }
+            return new Accepted(true, infra, null, true, dropGroup(o.groupId()));
+        }
         List<Trajectory> group = open.get(o.groupId());
         group.add(t);
         if (group.size() == generations) {
@@ -125,7 +169,26 @@ public final class GroupLedger {
                 ready.add(List.copyOf(group));
             }
         }
-        return true;
+        return Accepted.ANSWER;
+    }
+
+    /** Drops a group whose episode kept failing for its infrastructure; returns its episodes still out. */
+    private List<String> dropGroup(String groupId) {
+        List<String> out = new ArrayList<>();
+        inflight.entrySet().removeIf(e -> {
+            boolean mate = e.getValue().groupId().equals(groupId);
+            if (mate) out.add(e.getKey());
+            return mate;
+        });
+        open.remove(groupId);
+        pending.remove(groupId); // its task was sampled and given up on; a resume need not redo it
+        infraDropped++;
+        return out;
+    }
+
+    /** Groups dropped so far because an episode of theirs kept failing for its infrastructure. */
+    public long infraDropped() {
+        return infraDropped;
     }
 
     private static boolean allRewardsEqual(List<Trajectory> group) {
@@ -188,7 +251,7 @@ public final class GroupLedger {
             Out o = e.getValue();
             if (nowMillis - o.sentAtMillis() >= timeoutMillis) {
                 out.add(new Launch(e.getKey(), o.groupId(), o.task()));
-                e.setValue(new Out(o.groupId(), o.task(), nowMillis));
+                e.setValue(o.sentAt(nowMillis));
             }
         }
         return out;
@@ -198,7 +261,7 @@ public final class GroupLedger {
     public Launch relaunch(String episodeId, long nowMillis) {
         Out o = inflight.get(episodeId);
         if (o == null) return null;
-        inflight.put(episodeId, new Out(o.groupId(), o.task(), nowMillis));
+        inflight.put(episodeId, o.sentAt(nowMillis));
         return new Launch(episodeId, o.groupId(), o.task());
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.InfraFailure;
 import dev.agentswarm.core.protocol.LearnerProtocol;
 import dev.agentswarm.core.protocol.LearnerProtocol.BatchTrained;
 import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
@@ -12,6 +13,7 @@ import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,6 +44,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * died), one a worker gave back while handing off, and one not answered within
  * {@code episode-timeout} are sent again too. Only the first answer of an id is taken: a second
  * (from an attempt thought lost) is ignored, so every id is in {@code trajectories.jsonl} once.
+ *
+ * <p>An answer that failed for its infrastructure (policy server down, crash, sandbox or MCP server
+ * down, scorer failure) is written to {@code trajectories.jsonl} with its cause but never reaches the
+ * learner: it runs again under a new attempt id, up to {@code infra-retries} times, after which its
+ * group is dropped whole ({@link GroupLedger}). {@code metrics.jsonl} and {@code /metrics} count both
+ * by cause ({@code infra_retried}, {@code groups_dropped_infra}).
  */
 public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinator.Command> {
 
@@ -61,9 +69,17 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private record MemberChanged(org.apache.pekko.cluster.ClusterEvent.MemberEvent event) implements Command {}
 
     public record Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
-                           Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling, Duration ackTimeout) {
+                           Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling, Duration ackTimeout, int infraRetries) {
         /** How long a sent episode may go without a worker's receipt before it is sent again, unless configured. */
         public static final Duration DEFAULT_ACK_TIMEOUT = Duration.ofSeconds(10);
+        /** Attempts again of an episode that failed for its infrastructure before its group is dropped, unless configured. */
+        public static final int DEFAULT_INFRA_RETRIES = 2;
+
+        public Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
+                        Duration episodeTimeout, GroupLedger.DynamicSampling dynamicSampling, Duration ackTimeout) {
+            this(generations, maxInflight, groupsPerStep, maxStaleness, steps, sync, episodeTimeout, dynamicSampling, ackTimeout,
+                    DEFAULT_INFRA_RETRIES);
+        }
 
         public Settings(int generations, int maxInflight, int groupsPerStep, int maxStaleness, int steps, boolean sync,
                         Duration episodeTimeout) {
@@ -75,16 +91,19 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             if (steps < 1) throw new IllegalArgumentException("steps must be >= 1, got " + steps);
             if (episodeTimeout.isNegative() || episodeTimeout.isZero()) throw new IllegalArgumentException("episode-timeout must be > 0");
             if (ackTimeout.isNegative() || ackTimeout.isZero()) throw new IllegalArgumentException("ack-timeout must be > 0");
+            if (infraRetries < 0) throw new IllegalArgumentException("infra-retries must be >= 0, got " + infraRetries);
         }
     }
 
     /**
      * How a run ended; {@code first} and {@code last} are the learner's metrics of this run's first
      * and last update (empty when it made none), {@code firstStep} the step number of the first;
-     * {@code retrained} counts batches trained again for a learner that came back from a checkpoint.
+     * {@code retrained} counts batches trained again for a learner that came back from a checkpoint;
+     * {@code infraRetried} episodes run again and {@code groupsDroppedInfra} groups dropped because of their infrastructure.
      */
     public record Summary(long steps, long version, long episodes, long staleDropped, long resent, long cursor, double wallSeconds,
-                          String error, long firstStep, Map<String, Double> first, Map<String, Double> last, long retrained) {}
+                          String error, long firstStep, Map<String, Double> first, Map<String, Double> last, long retrained,
+                          long infraRetried, long groupsDroppedInfra) {}
 
     /**
      * Where episodes run and where batches go; {@code runDir} is the run folder the learner opens
@@ -144,15 +163,27 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private boolean training;
     private int batchesWithoutUpdate;
     private String lastEpisodeError;
+    /** Episodes run again, and groups dropped, because of their infrastructure, by cause. */
+    private final EnumMap<InfraFailure, Long> infraRetried = new EnumMap<>(InfraFailure.class);
+    private final EnumMap<InfraFailure, Long> groupsDroppedInfra = new EnumMap<>(InfraFailure.class);
+    private final InfraMeters infraMeters;
+    /** Groups dropped for their infrastructure since the last answer that did not fail: the run ends at {@link #MAX_GROUPS_DROPPED_IN_A_ROW}. */
+    private int droppedInARow;
 
     /** Batches in a row the learner may refuse or find empty before the run ends with why. */
     static final int MAX_BATCHES_WITHOUT_UPDATE = 20;
+
+    /**
+     * Groups in a row dropped for their infrastructure, with not one answer in between, before the run ends
+     * with why: a policy server that is down for good would otherwise have the run sample forever.
+     */
+    static final int MAX_GROUPS_DROPPED_IN_A_ROW = 20;
 
     public static Behavior<Command> create(Settings settings, List<Task> tasks, long cursor, EpisodeSpec spec, Wiring wiring,
                                            long startVersion, long startStep, MetricsLog trajectories, MetricsLog metrics,
                                            LongConsumer onStep, CompletableFuture<Summary> done) {
         GroupLedger ledger = new GroupLedger(tasks, settings.generations(), settings.maxInflight(), settings.groupsPerStep(),
-                settings.maxStaleness(), cursor, settings.dynamicSampling());
+                settings.maxStaleness(), cursor, settings.dynamicSampling(), settings.infraRetries());
         return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> {
             RolloutCoordinator c = new RolloutCoordinator(ctx, timers, settings, spec, wiring, ledger, startVersion, startStep,
                     trajectories, metrics, onStep, done);
@@ -179,6 +210,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
         this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
         this.trained = ctx.messageAdapter(LearnerProtocol.TrainReply.class, Trained::new);
+        this.infraMeters = InfraMeters.of(ctx.getSystem());
         // Half a large frame per part: the size estimate is rough.
         this.learnerPartBytes = ctx.getSystem().settings().config().hasPath("pekko.remote.artery.advanced.maximum-large-frame-size")
                 ? ctx.getSystem().settings().config().getBytes("pekko.remote.artery.advanced.maximum-large-frame-size") / 2
@@ -207,19 +239,64 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             resend(t.episodeId(), System.currentTimeMillis() + settings.ackTimeout().toMillis());
             return this;
         }
-        if (!ledger.accept(t)) return this; // an answer to a re-sent episode that had answered already
+        GroupLedger.Accepted accepted = ledger.accept(t, System.currentTimeMillis());
+        if (!accepted.taken()) return this; // an answer to a re-sent episode that had answered already, or of a dropped group
         placements.forget(t.episodeId());
         try {
-            trajectories.append(t); // durable before the learner can see it
+            trajectories.append(t); // durable before the learner can see it (a failed attempt too: what happened, with its cause)
         } catch (RuntimeException e) {
             return finish("cannot write trajectories.jsonl: " + e.getMessage());
         }
         episodes++;
         if (t.error() != null) lastEpisodeError = t.error();
+        if (accepted.infra() == null) {
+            droppedInARow = 0;
+        } else if (onInfraFailure(t, accepted) >= MAX_GROUPS_DROPPED_IN_A_ROW) {
+            return finish(droppedInARow + " groups in a row were dropped as their episodes kept failing for their infrastructure,"
+                    + " with no answer in between; the last failure (" + accepted.infra().label() + "): " + t.error());
+        }
         String failed = trainIfReady();
         if (failed != null) return finish(failed);
         fill();
         return this;
+    }
+
+    /**
+     * Runs a failed attempt again, or, its retries spent, cancels what its dropped group still has out;
+     * returns the groups dropped in a row so far.
+     */
+    private int onInfraFailure(Trajectory t, GroupLedger.Accepted a) {
+        InfraFailure cause = a.infra();
+        if (a.again() != null) {
+            getContext().getLog().info("episode {} failed for its infrastructure ({}): running it again as {}: {}", t.episodeId(),
+                    cause.label(), a.again().episodeId(), t.error());
+            infraRetried.merge(cause, 1L, Long::sum);
+            infraMeters.retried(cause);
+            long now = System.currentTimeMillis();
+            send(a.again(), now + settings.ackTimeout().toMillis());
+        }
+        if (a.dropped()) {
+            getContext().getLog().warn("group {} dropped: episode {} failed for its infrastructure ({}) after {} retries: {}", t.groupId(),
+                    t.episodeId(), cause.label(), settings.infraRetries(), t.error());
+            groupsDroppedInfra.merge(cause, 1L, Long::sum);
+            infraMeters.dropped(cause);
+            for (String id : a.cancel()) {
+                placements.forget(id);
+                wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "its group was dropped: an episode of it kept failing"));
+            }
+            droppedInARow++;
+        }
+        return droppedInARow;
+    }
+
+    private static long total(EnumMap<InfraFailure, Long> counts) {
+        return counts.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** A count's total and, after it, one key per cause seen: {@code infra_retried}, {@code infra_retried_scorer_failed}, … */
+    private static void putByCause(ObjectNode line, String key, EnumMap<InfraFailure, Long> counts) {
+        line.put(key, total(counts));
+        counts.forEach((cause, n) -> line.put(key + "_" + cause.label(), n));
     }
 
     private Behavior<Command> onTrained(Trained m) {
@@ -258,8 +335,10 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             version = r.version();
             if (r.published()) steps = r.step(); // the learner's count: a batch it could not train on is no update
             line.put("step", steps).put("version", version).put("published", r.published()).put("episodes", episodes)
-                    .put("stale_dropped", staleDropped).put("uninformative_dropped", uninformativeDropped).put("inflight", ledger.inflight())
-                    .put("wall_s", (System.nanoTime() - started) / 1e9).put("trajectories_sync_ms", syncNanos / 1e6);
+                    .put("stale_dropped", staleDropped).put("uninformative_dropped", uninformativeDropped).put("inflight", ledger.inflight());
+            putByCause(line, "infra_retried", infraRetried);
+            putByCause(line, "groups_dropped_infra", groupsDroppedInfra);
+            line.put("wall_s", (System.nanoTime() - started) / 1e9).put("trajectories_sync_ms", syncNanos / 1e6);
             for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
             metrics.append(line);
             if (r.published()) {
@@ -314,7 +393,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             tellLearner(atLearner);
             learnerResendAtMillis = System.currentTimeMillis() + settings.ackTimeout().toMillis();
         }
-        resend(placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog()));
+        List<EpisodePlacements.Resend> lost = placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog());
+        for (int i = 0; i < lost.size(); i++) { // sent again under the same id: nothing of them was trained
+            infraRetried.merge(InfraFailure.NODE_LOST, 1L, Long::sum);
+            infraMeters.retried(InfraFailure.NODE_LOST);
+        }
+        resend(lost);
         return this;
     }
 
@@ -427,7 +511,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "the training run ended"));
         }
         done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.resumeCursor(), (System.nanoTime() - started) / 1e9,
-                error, firstStep, first, last, retrained));
+                error, firstStep, first, last, retrained, total(infraRetried), total(groupsDroppedInfra)));
         return Behaviors.stopped();
     }
 }

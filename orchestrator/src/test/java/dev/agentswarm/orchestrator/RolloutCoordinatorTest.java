@@ -314,6 +314,10 @@ class RolloutCoordinatorTest {
             assertEquals(2, s.steps());
             assertTrue(s.resent() >= 4, "the four odd episodes out were sent again: " + s.resent());
         }
+        List<String> metrics = Files.readAllLines(dir.resolve("metrics.jsonl"));
+        JsonNode last = Json.parse(metrics.get(metrics.size() - 1));
+        assertTrue(last.get("infra_retried_node_lost").asLong() >= 4, "counted as retries for a lost node: " + last);
+        assertEquals(last.get("infra_retried").asLong(), last.get("infra_retried_node_lost").asLong());
         List<String> ids = new ArrayList<>();
         for (String line : Files.readAllLines(trajectories)) ids.add(Json.parse(line).get("episodeId").asText());
         assertEquals(ids.size(), new HashSet<>(ids).size(), "each episode written once");

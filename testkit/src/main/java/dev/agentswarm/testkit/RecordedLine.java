@@ -13,13 +13,20 @@ import java.util.List;
  * {@code tools} (the tool specs offered), {@code episode} (a request: task and spec),
  * {@code completion} / {@code policy-error} (what the policy answered on a turn),
  * {@code tool} (what a tool returned, failed with, or that it never completed) and
- * {@code trajectory} (what the episode produced, for comparison on replay).
+ * {@code trajectory} (what the episode produced, for comparison on replay). A policy error's
+ * {@code retryable} says whether the episode took it for its infrastructure's and asked again.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RecordedLine(String kind, String episode, Integer turn, Integer call, String name,
                            Completion completion, String result, String error, Boolean hung,
                            String groupId, Task task, EpisodeSpec spec, List<ToolSpec> tools,
-                           Trajectory trajectory) {
+                           Trajectory trajectory, Boolean retryable) {
+
+    public RecordedLine(String kind, String episode, Integer turn, Integer call, String name, Completion completion, String result,
+                        String error, Boolean hung, String groupId, Task task, EpisodeSpec spec, List<ToolSpec> tools,
+                        Trajectory trajectory) {
+        this(kind, episode, turn, call, name, completion, result, error, hung, groupId, task, spec, tools, trajectory, null);
+    }
 
     static final String TOOLS = "tools";
     static final String EPISODE = "episode";
@@ -40,8 +47,9 @@ public record RecordedLine(String kind, String episode, Integer turn, Integer ca
         return new RecordedLine(COMPLETION, episodeId, turn, null, null, c, null, null, null, null, null, null, null, null);
     }
 
-    static RecordedLine policyError(String episodeId, int turn, String error) {
-        return new RecordedLine(POLICY_ERROR, episodeId, turn, null, null, null, null, error, null, null, null, null, null, null);
+    static RecordedLine policyError(String episodeId, int turn, String error, boolean retryable) {
+        return new RecordedLine(POLICY_ERROR, episodeId, turn, null, null, null, null, error, null, null, null, null, null, null,
+                retryable ? Boolean.TRUE : null);
     }
 
     static RecordedLine tool(String episodeId, int turn, int call, String name, String result, String error, boolean hung) {

@@ -72,7 +72,7 @@ public final class RunRecorder implements AutoCloseable {
                 return answer.whenComplete((c, e) -> {
                     if (c != null) write(RecordedLine.completion(req.episodeId(), req.turn(), c));
                     else write(RecordedLine.policyError(req.episodeId(), req.turn(),
-                            e == null ? "policy returned no completion" : message(e)));
+                            e == null ? "policy returned no completion" : message(e), e != null && retryable(e)));
                 });
             }
 
@@ -126,6 +126,12 @@ public final class RunRecorder implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Whether an episode asks again after {@code e}: anything but a policy error that says no retry can mend it. */
+    private static boolean retryable(Throwable e) {
+        while (e instanceof CompletionException && e.getCause() != null) e = e.getCause();
+        return !(e instanceof dev.agentswarm.core.policy.PolicyException p) || p.retryable();
     }
 
     private static String message(Throwable e) {

@@ -118,7 +118,9 @@ public final class RunRecording {
                     return CompletableFuture.failedFuture(new PolicyException("the recording has no answer for episode "
                             + req.episodeId() + " turn " + req.turn() + ": the replay diverged from the recorded run", false));
                 }
-                if (l.completion() == null) return CompletableFuture.failedFuture(new PolicyException(l.error(), false));
+                if (l.completion() == null) {
+                    return CompletableFuture.failedFuture(new PolicyException(l.error(), Boolean.TRUE.equals(l.retryable())));
+                }
                 return CompletableFuture.completedFuture(l.completion());
             }
 

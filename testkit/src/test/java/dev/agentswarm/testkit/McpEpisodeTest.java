@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.typesafe.config.ConfigFactory;
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.InfraFailure;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.ToolResult;
@@ -101,7 +102,7 @@ class McpEpisodeTest {
     }
 
     @Test
-    void aServerKilledMidCallIsAnObservationAndTheEpisodeGoesOnAfterItsRestart() throws Exception {
+    void aServerKilledMidCallEndsTheEpisodeAsInfrastructureAndTheNextOneFindsItRestarted() throws Exception {
         try (McpServers mcp = servers("everything { command = " + EcosystemFixtures.hocon(EcosystemFixtures.everything("stdio"))
                 + ", restart-backoff { min = 200ms, max = 2s } }")) {
             ProcessHandle first = mcp.process("everything");
@@ -129,15 +130,19 @@ class McpEpisodeTest {
             Trajectory t = harness(policy, mcp).run(Task.of("t2", "Run the long operation"));
             assertEquals("yes", killed.get());
             assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(15).toNanos(), "the crash did not wait for the call's timeout");
-            assertThat(t).stoppedBecause(StopReason.FINAL_ANSWER).hasToolCalls(2).hasToolSuccesses(1)
-                    .hasToolResult(ToolStatus.ERROR, "MCP server 'everything' exited (killed by SIGKILL")
-                    .observed("Echo: still here");
+            // Not the model's doing: the episode ends as an infrastructure failure, never trained on as its answer.
+            assertThat(t).stoppedBecause(StopReason.TOOL_UNAVAILABLE).hasToolCalls(1).hasToolSuccesses(0)
+                    .hasToolResult(ToolStatus.SERVER_DOWN, "MCP server 'everything' exited (killed by SIGKILL");
+            assertEquals(InfraFailure.MCP_SERVER_DOWN, t.infraFailure());
+            Trajectory next = harness(ScriptedPolicy.replies(call("everything.echo", Map.of("message", "still here")), "done")
+                    .withLatency(Duration.ofMillis(1500)), mcp).run(Task.of("t2", "Run the long operation"));
+            assertThat(next).stoppedBecause(StopReason.FINAL_ANSWER).observed("Echo: still here");
             assertNotEquals(first.pid(), mcp.process("everything").pid());
         }
     }
 
     @Test
-    void garbageAndSilenceAreObservationsAndTheNodeGoesOn() throws Exception {
+    void garbageEndsTheEpisodeAsInfrastructureSilenceIsATimeoutAndTheNodeGoesOn() throws Exception {
         try (McpServers mcp = servers("garbage { command = " + EcosystemFixtures.hocon(EcosystemFixtures.misbehaving("garbage-call")) + " }\n"
                 + "hang { command = " + EcosystemFixtures.hocon(EcosystemFixtures.misbehaving("hang-call")) + ", ping-timeout = 300ms }\n"
                 + "well { command = " + EcosystemFixtures.hocon(EcosystemFixtures.misbehaving("well")) + " }")) {
@@ -152,12 +157,15 @@ class McpEpisodeTest {
             spec = spec.withLimits(spec.maxTurns(), spec.tokenBudget(), spec.contextBudget(), spec.deadlineMillis(), 1000);
             Trajectory t = h.run(Task.of("t3", "Ask the servers"), spec);
             assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(10).toNanos());
-            assertThat(t).stoppedBecause(StopReason.FINAL_ANSWER).hasFinalAnswer("42").hasToolCalls(4).hasToolSuccesses(2)
-                    .hasToolResult(ToolStatus.ERROR, "MCP server 'garbage' wrote to stdout what is not a JSON-RPC message: \"<html>502 Bad Gateway</html>\"")
+            // A server writing garbage is down: the turn is kept, the episode ends as an infrastructure failure.
+            assertThat(t).stoppedBecause(StopReason.TOOL_UNAVAILABLE).hasToolCalls(3).hasToolSuccesses(1)
+                    .hasToolResult(ToolStatus.SERVER_DOWN, "MCP server 'garbage' wrote to stdout what is not a JSON-RPC message: \"<html>502 Bad Gateway</html>\"")
                     .hasToolResult(ToolStatus.TIMEOUT, "tool 'hang.echo' timed out after 1000 ms")
-                    .observed("c").observed("42");
+                    .observed("c");
+            assertEquals(InfraFailure.MCP_SERVER_DOWN, t.infraFailure());
             // The node goes on: another episode on the same servers (the broken ones restart meanwhile).
-            Trajectory again = h.run(Task.of("t4", "Again"), h.spec());
+            Trajectory again = harness(ScriptedPolicy.replies(call("well.echo", Map.of("text", "c")), "c"), mcp)
+                    .run(Task.of("t4", "Again"));
             assertThat(again).hasToolResult(ToolStatus.OK, "c");
         }
     }

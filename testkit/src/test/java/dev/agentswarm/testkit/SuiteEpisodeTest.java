@@ -291,7 +291,8 @@ class SuiteEpisodeTest {
         assertEquals(StopReason.FINAL_ANSWER, t.stopReason(), "the episode's own result is kept");
         assertEquals("42", t.finalAnswer());
         assertTrue(t.error().contains("reward failed") && t.error().contains("table hash unavailable"), t.error());
-        assertEquals(RewardBreakdown.NONE, t.reward());
+        assertNull(t.reward(), "no reward of 0 the policy did not earn");
+        assertEquals(dev.agentswarm.core.protocol.InfraFailure.SCORER_FAILED, t.infraFailure());
         assertEquals(0, open.get(), "closed after scoring");
     }
 
@@ -328,7 +329,8 @@ class SuiteEpisodeTest {
         EpisodeHarness failing = EpisodeHarness.on(kit, ScriptedPolicy.replies("boom"), ToolRegistry.of(), later);
         Trajectory f = failing.run(new Task("t", "q", "42", Map.of(Task.SUITE, "any")));
         assertTrue(f.error().contains("reward failed: tests did not run"), f.error());
-        assertEquals(RewardBreakdown.NONE, f.reward());
+        assertNull(f.reward());
+        assertEquals(dev.agentswarm.core.protocol.InfraFailure.SCORER_FAILED, f.infraFailure());
         assertEquals(0, open.get(), "both closed after scoring");
     }
 

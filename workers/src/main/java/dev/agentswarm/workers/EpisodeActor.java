@@ -13,6 +13,7 @@ import dev.agentswarm.core.protocol.CompletionRequest;
 import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.EpisodeStats;
+import dev.agentswarm.core.protocol.InfraFailure;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.Role;
@@ -57,6 +58,11 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  * timeout or exception — becomes an observation the policy reads, so it can correct itself; only
  * a failing policy or a limit ends the episode early. It replies exactly once with its
  * {@link Trajectory} and stops.
+ *
+ * <p>What fails under the policy is not read as its answer: a policy call that may succeed later is
+ * retried ({@link PolicyRetry}); one that still fails, a simulated user that fails, a tool whose
+ * sandbox or MCP server is down, or a scorer that fails ends the trajectory with its
+ * {@link InfraFailure} and no reward, so a training run runs it again instead of training on it.
  */
 public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
@@ -81,6 +87,9 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private enum DeadlineReached implements Command { INSTANCE }
 
+    /** The policy failed for its infrastructure and the backoff has passed: the same turn is asked again. */
+    private enum RetryPolicy implements Command { INSTANCE }
+
     private record Scored(Trajectory trajectory, RewardBreakdown reward, Throwable failure) implements Command {}
 
     /** The conversation partner answered the agent's message (or failed to). */
@@ -92,6 +101,11 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private final Policy policy;
     private final ActorRef<Trajectory> replyTo;
     private final EpisodeMeters meters;
+    private final PolicyRetry retry;
+    /** Retries of the current turn's policy call so far. */
+    private int policyRetries;
+    /** Why the policy failed, while its retry waits for the backoff; null otherwise. */
+    private String policyFailing;
     /** Counted in {@code agentswarm.episodes.running} until released. */
     private boolean counted;
     /** The simulated user this episode converses with, or null. */
@@ -160,7 +174,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                         StopReason.INVALID_REQUEST, e.getMessage()));
                 return Behaviors.stopped();
             }
-            EpisodeActor episode = new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo, meters);
+            EpisodeActor episode = new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo, meters,
+                    PolicyRetry.fromConfig(ctx.getSystem().settings().config()));
             // An episode that ends or fails inside its setup (an in-process policy answers inline) never becomes the
             // actor's behavior, so no PostStop reaches it: it is released here instead.
             Behavior<Command> first;
@@ -177,9 +192,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private EpisodeActor(ActorContext<Command> context, RunEpisode request, EpisodeSetup setup, Policy policy,
-                         TaskEnvironment environment, ActorRef<Trajectory> replyTo, EpisodeMeters meters) {
+                         TaskEnvironment environment, ActorRef<Trajectory> replyTo, EpisodeMeters meters, PolicyRetry retry) {
         super(context);
         this.meters = meters;
+        this.retry = retry;
         this.environment = environment;
         this.request = request;
         this.spec = request.spec();
@@ -214,7 +230,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 .onMessage(TurnRecorded.class, this::onTurnRecorded)
                 .onMessage(CallEnded.class, this::onCallEnded)
                 .onMessage(PartnerReplied.class, this::onPartnerReplied)
-                .onMessageEquals(DeadlineReached.INSTANCE, () -> finish(StopReason.DEADLINE, null, null))
+                .onMessageEquals(DeadlineReached.INSTANCE, this::onDeadline)
+                .onMessageEquals(RetryPolicy.INSTANCE, this::retryPolicy)
                 .onMessage(Cancel.class, c -> finish(StopReason.CANCELLED, null, "cancelled: " + c.reason()))
                 .onSignal(PostStop.class, stop -> released())
                 .build();
@@ -310,12 +327,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
 
     private Behavior<Command> onPolicyAnswered(PolicyAnswered answered) {
         pendingPolicy = null;
-        if (answered.failure() != null) {
-            Throwable cause = unwrap(answered.failure());
-            return finish(StopReason.POLICY_ERROR, null, "policy failed on turn " + policyTurns + ": " + describe(cause));
-        }
+        if (answered.failure() != null) return onPolicyFailed(unwrap(answered.failure()));
         Completion c = answered.completion();
         if (c == null) return finish(StopReason.POLICY_ERROR, null, "policy returned no completion on turn " + policyTurns);
+        policyRetries = 0;
         Timing timing = timingSince(turnStartNanos);
         promptTokens += c.promptTokens();
         int generated = c.completionTokens() > 0 ? c.completionTokens() : setup.counter.count(c.text());
@@ -357,6 +372,42 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
         Message feedback = setup.format.formatFeedback(errors);
         observe(feedback.role(), feedback.content(), List.of(feedback), List.of(), timingSince(System.nanoTime()));
         return nextTurn();
+    }
+
+    /**
+     * A policy call failed: one its infrastructure may answer later is asked again after a backoff, while
+     * retries and the deadline allow; otherwise the episode ends, as an infrastructure failure when it was one.
+     */
+    private Behavior<Command> onPolicyFailed(Throwable cause) {
+        String why = "policy failed on turn " + policyTurns + ": " + describe(cause);
+        if (!PolicyRetry.infrastructure(cause)) return finish(StopReason.POLICY_ERROR, null, why);
+        if (policyRetries < retry.attempts()) {
+            Duration wait = retry.delay(policyRetries, java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+            if (System.nanoTime() + wait.toNanos() < deadlineAtNanos) {
+                policyRetries++;
+                policyFailing = why;
+                getContext().getLog().debug("episode {}: {}; asking again in {} (retry {} of {})", request.episodeId(), why, wait,
+                        policyRetries, retry.attempts());
+                getContext().scheduleOnce(wait, getContext().getSelf(), RetryPolicy.INSTANCE);
+                return this;
+            }
+        }
+        String tries = policyRetries == 0 ? "" : " (after " + policyRetries + " retries)";
+        return finish(StopReason.POLICY_ERROR, null, why + tries, InfraFailure.POLICY_UNAVAILABLE);
+    }
+
+    private Behavior<Command> retryPolicy() {
+        if (policyFailing == null) return this;
+        policyFailing = null;
+        policyTurns--; // the same turn, asked again
+        return askPolicy();
+    }
+
+    /** The deadline passed; while a failing policy's retry waited, that failure is why, not the policy's slowness. */
+    private Behavior<Command> onDeadline() {
+        if (policyFailing == null) return finish(StopReason.DEADLINE, null, null);
+        return finish(StopReason.POLICY_ERROR, null, policyFailing + " (the deadline passed before it could be asked again)",
+                InfraFailure.POLICY_UNAVAILABLE);
     }
 
     /** Why the task's own rules end the episode now, or null; an environment that fails to say lets it go on. */
@@ -405,7 +456,8 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     private Behavior<Command> onPartnerReplied(PartnerReplied r) {
         pendingPartner = null;
         if (r.failure() != null) {
-            return finish(StopReason.POLICY_ERROR, null, "the simulated user failed: " + describe(unwrap(r.failure())));
+            return finish(StopReason.POLICY_ERROR, null, "the simulated user failed: " + describe(unwrap(r.failure())),
+                    InfraFailure.SIMULATED_USER_FAILED);
         }
         String text = r.reply().text() == null ? "" : r.reply().text();
         Message said = Message.user(text);
@@ -602,10 +654,17 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
             stepOpen = null;
         }
         toolCalls += results.size();
-        for (ToolResult r : results) if (r.ok()) toolSuccesses++;
+        ToolResult down = null;
+        for (ToolResult r : results) {
+            if (r.ok()) toolSuccesses++;
+            if (down == null && InfraFailure.ofTool(r.status()) != null) down = r;
+        }
         List<Message> obs = setup.format.observations(results);
         String text = obs.size() == 1 ? obs.get(0).content() : String.join("\n", obs.stream().map(Message::content).toList());
         observe(obs.get(0).role(), text, obs, results, timingSince(turnStartNanos));
+        if (down != null) { // the turn is kept, to show what happened; the model is not asked to work around a tool that is down
+            return finish(StopReason.TOOL_UNAVAILABLE, null, "tool '" + down.name() + "': " + down.content(), InfraFailure.ofTool(down.status()));
+        }
         return nextTurn();
     }
 
@@ -625,13 +684,19 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
     }
 
     private Behavior<Command> finish(StopReason reason, String answer, String error) {
+        return finish(reason, answer, error, null);
+    }
+
+    /** Ends the episode; one that failed for its infrastructure ({@code infra} not null) is not scored: there is nothing to judge. */
+    private Behavior<Command> finish(StopReason reason, String answer, String error, InfraFailure infra) {
         stopWaiting();
+        policyFailing = null;
         meters.finished(reason);
         EpisodeStats stats = new EpisodeStats(policyTurns, toolCalls, toolSuccesses, formatErrors, promptTokens,
                 completionTokens, System.nanoTime() - startNanos);
         Trajectory done = new Trajectory(request.episodeId(), request.groupId(), request.task().id(), prompt, turns, answer,
-                reason, error, stats, null);
-        if (environment == null || request.task().isPart()) {
+                reason, error, stats, null, infra);
+        if (environment == null || request.task().isPart() || infra != null) {
             closeEnvironment(); // a part of a task (a swarm's sub-agent) used the environment's tools; its task's reward judges the whole
             AnswerRelay.answer(getContext().getSystem(), replyTo, done, getContext().getLog());
             return Behaviors.stopped();
@@ -653,7 +718,10 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 .build();
     }
 
-    /** Replies with the trajectory and its suite's reward; a failing scorer is reported in the trajectory, never lost. */
+    /**
+     * Replies with the trajectory and its suite's reward; a failing scorer is reported in the trajectory, never lost,
+     * as an infrastructure failure without a reward (never a reward of 0 the policy did not earn).
+     */
     private Behavior<Command> onScored(Scored s) {
         Trajectory t = s.trajectory();
         if (s.failure() == null) {
@@ -664,9 +732,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 e = new java.util.concurrent.TimeoutException("scoring did not finish within tool-timeout (" + spec.toolTimeoutMillis() + " ms)");
             }
             getContext().getLog().warn("episode {}: scoring failed", request.episodeId(), e);
-            String why = "reward failed: " + describe(e);
-            t = new Trajectory(t.episodeId(), t.groupId(), t.taskId(), t.prompt(), t.turns(), t.finalAnswer(),
-                    t.stopReason(), t.error() == null ? why : t.error() + "; " + why, t.stats(), RewardBreakdown.NONE);
+            t = t.failedBy(InfraFailure.SCORER_FAILED, "reward failed: " + describe(e));
         }
         closeEnvironment();
         AnswerRelay.answer(getContext().getSystem(), replyTo, t, getContext().getLog());

@@ -85,9 +85,14 @@ public final class TrainCommand implements Callable<Integer> {
         }
         r.line("written to " + o.runDir() + " (trajectories.jsonl, metrics.jsonl, checkpoints/; go on with --resume " + o.runDir() + ")");
         if (s.retrained() > 0) r.line(s.retrained() + " batches trained again: the learner moved and came back from its latest checkpoint");
+        if (s.infraRetried() > 0 || s.groupsDroppedInfra() > 0) {
+            r.line(s.infraRetried() + " episodes run again and " + s.groupsDroppedInfra() + " groups dropped as they failed for their"
+                    + " infrastructure, not the policy (never trained on; by cause in metrics.jsonl)");
+        }
         if (s.error() != null) r.line("stopped early: " + s.error());
         r.put("steps", s.steps()).put("version", s.version()).put("episodes", s.episodes()).put("stale_dropped", s.staleDropped())
-                .put("resent", s.resent()).put("retrained", s.retrained()).put("wall_s", Report.round(s.wallSeconds(), 2))
+                .put("resent", s.resent()).put("retrained", s.retrained()).put("infra_retried", s.infraRetried())
+                .put("groups_dropped_infra", s.groupsDroppedInfra()).put("wall_s", Report.round(s.wallSeconds(), 2))
                 .put("episodes_per_s", Report.round(s.episodes() / Math.max(1e-9, s.wallSeconds()), 2))
                 .put("reward_first", first.get("reward_mean")).put("reward_last", last.get("reward_mean"))
                 .put("run_dir", o.runDir().toString()).put("error", s.error());

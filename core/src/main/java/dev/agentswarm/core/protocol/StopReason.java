@@ -14,14 +14,19 @@ public enum StopReason {
     TASK_LIMIT,
     /** The episode's wall-clock deadline passed. */
     DEADLINE,
-    /** The policy itself failed (server down, bad response) after its retries. */
+    /**
+     * The policy itself failed after its retries: unreachable, timed out or its queue full (then
+     * {@code Trajectory.infraFailure()} says so), or a response it cannot use.
+     */
     POLICY_ERROR,
     /** The episode was cancelled by its requester (budget of a parent, straggler of a join). */
     CANCELLED,
     /** The episode's actor crashed; the worker reports it so no request goes unanswered. */
     CRASHED,
     /** The request could not be run as given (unknown tool or format); {@code error} says what to fix. */
-    INVALID_REQUEST;
+    INVALID_REQUEST,
+    /** A tool's own infrastructure failed (its sandbox could not start, its MCP server is down); {@code error} says which. */
+    TOOL_UNAVAILABLE;
 
     /** The episode came to its end as the task meant: an answer, or a conversation its user closed. */
     public boolean completed() {

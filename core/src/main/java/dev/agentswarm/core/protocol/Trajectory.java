@@ -7,16 +7,23 @@ import java.util.List;
 /**
  * Everything one episode did: the messages it started from, every turn with its exact token
  * ids and log-probs, the final answer, why it stopped, its counts and (once scored) its reward.
- * {@code error} explains a policy error or crash.
+ * {@code error} explains a policy error or crash; {@code infra} names a failure of the infrastructure
+ * under the policy ({@link #outcome()}), null for an episode that failed, if at all, by its own doing.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Trajectory(String episodeId, String groupId, String taskId, List<Message> prompt, List<Turn> turns,
                          String finalAnswer, StopReason stopReason, String error, EpisodeStats stats,
-                         RewardBreakdown reward) implements CborSerializable {
+                         RewardBreakdown reward, InfraFailure infra) implements CborSerializable {
 
     public Trajectory {
         prompt = prompt == null ? List.of() : List.copyOf(prompt);
         turns = turns == null ? List.of() : List.copyOf(turns);
+    }
+
+    /** A trajectory of an episode that did not fail for its infrastructure. */
+    public Trajectory(String episodeId, String groupId, String taskId, List<Message> prompt, List<Turn> turns,
+                      String finalAnswer, StopReason stopReason, String error, EpisodeStats stats, RewardBreakdown reward) {
+        this(episodeId, groupId, taskId, prompt, turns, finalAnswer, stopReason, error, stats, reward, null);
     }
 
     /** The answer for an episode that never ran a turn (rejected, crashed, handed off): its reason and why. */
@@ -26,7 +33,27 @@ public record Trajectory(String episodeId, String groupId, String taskId, List<M
     }
 
     public Trajectory withReward(RewardBreakdown r) {
-        return new Trajectory(episodeId, groupId, taskId, prompt, turns, finalAnswer, stopReason, error, stats, r);
+        return new Trajectory(episodeId, groupId, taskId, prompt, turns, finalAnswer, stopReason, error, stats, r, infra);
+    }
+
+    /** The same trajectory failed for {@code cause} (the reward dropped: there is none to trust), {@code why} added to its error. */
+    public Trajectory failedBy(InfraFailure cause, String why) {
+        String e = why == null ? error : error == null ? why : error + "; " + why;
+        return new Trajectory(episodeId, groupId, taskId, prompt, turns, finalAnswer, stopReason, e, stats, null, cause);
+    }
+
+    /**
+     * The failure of the infrastructure this episode ended with, or null: {@code infra}, or
+     * {@link InfraFailure#CRASHED} for an episode that crashed (a crash is never the policy's answer).
+     */
+    public InfraFailure infraFailure() {
+        if (infra != null) return infra;
+        return stopReason == StopReason.CRASHED ? InfraFailure.CRASHED : null;
+    }
+
+    /** Whether a learner may train on this trajectory, and as what. */
+    public EpisodeOutcome outcome() {
+        return EpisodeOutcome.of(this);
     }
 
     /**
@@ -61,7 +88,7 @@ public record Trajectory(String episodeId, String groupId, String taskId, List<M
     /** The same trajectory with every timing zeroed: equal across a recording and its replay. */
     public Trajectory withoutTimings() {
         return new Trajectory(episodeId, groupId, taskId, prompt, turns.stream().map(Turn::withoutTimings).toList(),
-                finalAnswer, stopReason, error, stats == null ? null : stats.withoutTimings(), reward);
+                finalAnswer, stopReason, error, stats == null ? null : stats.withoutTimings(), reward, infra);
     }
 
     public List<Turn> assistantTurns() {

@@ -205,7 +205,8 @@ public final class ToolExecutor {
         }
         String message = cause.getMessage();
         if (message == null || message.isBlank()) message = cause.getClass().getSimpleName();
-        return result(call, message, ToolStatus.ERROR, start);
+        ToolStatus status = cause instanceof ToolUnavailable down && down.status() != null ? down.status() : ToolStatus.ERROR;
+        return result(call, message, status, start);
     }
 
     /** A result with its content capped to {@code maxResultChars}; every status is capped, only the cut is flagged. */

@@ -1,6 +1,7 @@
 package dev.agentswarm.environments.mcp;
 
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.ToolStatus;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -437,7 +438,10 @@ final class McpServer {
         String msg = c == null
                 ? "MCP server '" + label + "' did not finish starting within the call's time limit (" + timeoutMillis + " ms)"
                 : "MCP server '" + label + "' did not answer tools/call '" + call.tool + "' within " + timeoutMillis + " ms";
-        if (!call.finish(McpMetrics.Outcome.TIMEOUT, null, new McpException(msg))) return;
+        // A server still starting is down; one that is up but slow on this call answers the model (its arguments may ask for long work).
+        if (!call.finish(McpMetrics.Outcome.TIMEOUT, null, new McpException(msg, c == null ? ToolStatus.SERVER_DOWN : ToolStatus.ERROR))) {
+            return;
+        }
         Disposable d = call.subscription;
         if (d != null) d.dispose();
         if (c != null) {

@@ -47,7 +47,7 @@ class McpServersTest {
                 .orElseThrow(() -> new AssertionError("no tool " + name + " in " + s.tools().stream().map(Tool::name).toList()));
     }
 
-    /** The text of a call, or "ERROR: message" when it failed. */
+    /** The text of a call, or "STATUS: message" when it failed (SERVER_DOWN when its server is down, else ERROR). */
     static String call(Tool t, String argsJson) {
         return call(t, argsJson, "ep-1", 30_000);
     }
@@ -205,7 +205,7 @@ class McpServersTest {
             assertTrue(System.nanoTime() - killedAt < TimeUnit.SECONDS.toNanos(3), "the crash is reported at once, not at the call's timeout");
             // During the backoff calls fail at once, saying when the next attempt is.
             String during = call(echo, "{\"message\": \"x\"}");
-            assertTrue(during.startsWith("ERROR: MCP server 'everything' is restarting after it exited") && during.contains("next attempt in"),
+            assertTrue(during.startsWith("SERVER_DOWN: MCP server 'everything' is restarting after it exited") && during.contains("next attempt in"),
                     during);
             await(() -> s.process("everything") != null, Duration.ofSeconds(20), "the restart");
             assertNotEquals(first.pid(), s.process("everything").pid());
@@ -220,7 +220,7 @@ class McpServersTest {
     void aServerThatExitsOnACallSaysWithWhichCodeAndWhatItWroteToStderr() {
         try (McpServers s = start("bad { command = " + hocon(McpFixtures.misbehaving("exit-call")) + ", restart-backoff.min = 5s }")) {
             String r = call(tool(s, "bad.echo"), "{\"text\": \"hi\"}");
-            assertTrue(r.startsWith("ERROR: MCP server 'bad' exited with code 3 during the call"), r);
+            assertTrue(r.startsWith("SERVER_DOWN: MCP server 'bad' exited with code 3 during the call"), r);
             assertTrue(r.contains("boom: cannot handle echo"), "its last stderr lines say why: " + r);
         }
     }
@@ -230,7 +230,7 @@ class McpServersTest {
         try (McpServers s = start("bad { command = " + hocon(McpFixtures.misbehaving("garbage-call")) + ", restart-backoff.min = 100ms }")) {
             ProcessHandle first = s.process("bad");
             String r = call(tool(s, "bad.echo"), "{\"text\": \"hi\"}");
-            assertTrue(r.startsWith("ERROR: MCP server 'bad' wrote to stdout what is not a JSON-RPC message: \"<html>502 Bad Gateway</html>\""),
+            assertTrue(r.startsWith("SERVER_DOWN: MCP server 'bad' wrote to stdout what is not a JSON-RPC message: \"<html>502 Bad Gateway</html>\""),
                     r);
             await(() -> s.process("bad") != null && s.process("bad").pid() != first.pid(), Duration.ofSeconds(20), "the restart");
             await(() -> gone(first), Duration.ofSeconds(5), "the garbage writer to be killed");
@@ -317,7 +317,7 @@ class McpServersTest {
             assertEquals("Echoes the text back.", before.description());
             assertEquals("changed", call(tool(s, "well.change"), "{}"));
             await(() -> echo.spec().description().contains("(v2)"), Duration.ofSeconds(10), "the new list");
-            assertTrue(call(tool(s, "well.pid"), "{}").startsWith("ERROR: MCP server 'well' no longer lists tool 'pid'"));
+            assertTrue(call(tool(s, "well.pid"), "{}").startsWith("SERVER_DOWN: MCP server 'well' no longer lists tool 'pid'"));
             assertTrue(s.servers().get(0).notOffered().stream().anyMatch(n -> n.startsWith("added (listed after the node started")),
                     s.servers().get(0).notOffered()::toString);
             assertEquals(List.of("well.echo", "well.increment", "well.pid", "well.wait", "well.change"), s.tools().stream().map(Tool::name).toList());
@@ -395,7 +395,7 @@ class McpServersTest {
         assertTrue(gone(a));
         assertTrue(gone(b));
         for (ProcessHandle c : bChildren) assertTrue(gone(c), "child " + c.pid() + " of b");
-        assertTrue(call(tool(s, "a.echo"), "{\"text\": \"x\"}").startsWith("ERROR: MCP server 'a' is stopped"));
+        assertTrue(call(tool(s, "a.echo"), "{\"text\": \"x\"}").startsWith("SERVER_DOWN: MCP server 'a' is stopped"));
     }
 
     @Test

@@ -161,6 +161,7 @@ public final class GrpoTrainer implements AutoCloseable {
         m.put("reward_mean", batch.meanReward());
         m.put("groups_kept", (double) batch.groupsKept());
         m.put("groups_dropped", (double) batch.groupsDropped());
+        m.put("groups_dropped_unscored", (double) batch.groupsUnscored());
         m.put("turns_masked", (double) batch.turnsMasked());
         staleness(finished, m);
         rolloutFacts(finished, m);

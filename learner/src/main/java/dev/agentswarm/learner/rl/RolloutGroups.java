@@ -17,6 +17,11 @@ import java.util.List;
  * re-tokenisation that differs from the sampled ids) starts a new sample. A group whose rewards are all equal teaches nothing
  * and is dropped when dynamic sampling is on; a turn cut at the completion limit is left out when
  * {@code mask-truncated-completions} is on (it still counted in its group's statistics).
+ *
+ * <p>A group holding a trajectory that is not the policy's answer — one that failed for its
+ * infrastructure, or one never scored — is dropped whole: its 0 would be a fabricated reward, giving
+ * the policy's earlier turns a negative advantage and inflating the group mates'. The coordinator runs
+ * such episodes again before a group is complete, so this is the learner's own guard.
  */
 public final class RolloutGroups {
 
@@ -34,8 +39,12 @@ public final class RolloutGroups {
         }
     }
 
-    /** The samples of the kept groups and what was left out. */
-    public record Batch(List<RlSample> samples, int groupsKept, int groupsDropped, int turnsMasked, double meanReward) {}
+    /**
+     * The samples of the kept groups and what was left out: groups dropped as uninformative
+     * ({@code groupsDropped}) and as holding a trajectory that is not the policy's answer ({@code groupsUnscored}).
+     */
+    public record Batch(List<RlSample> samples, int groupsKept, int groupsDropped, int turnsMasked, double meanReward,
+                        int groupsUnscored) {}
 
     private final Settings settings;
     private final TurnPrompts prompts;
@@ -45,9 +54,18 @@ public final class RolloutGroups {
         this.prompts = prompts;
     }
 
-    /** The reward a trajectory is trained on: its total (0 when it was never scored), less the overlong penalty. */
+    /** Whether {@code t} may be trained on: the policy's own answer or failure, with a reward. */
+    public static boolean trainable(Trajectory t) {
+        return t.infraFailure() == null && t.reward() != null;
+    }
+
+    /** The reward a trajectory is trained on: its total less the overlong penalty; only for a {@link #trainable} one. */
     public double shapedReward(Trajectory t) {
-        double r = t.reward() == null ? 0 : t.reward().total();
+        if (!trainable(t)) {
+            throw new IllegalArgumentException("episode " + t.episodeId() + " has no reward to train on"
+                    + (t.infraFailure() != null ? " (it failed for its infrastructure: " + t.infraFailure().label() + ")" : ""));
+        }
+        double r = t.reward().total();
         if (settings.overlongBuffer() == 0) return r;
         int longest = 0;
         for (Turn turn : t.assistantTurns()) longest = Math.max(longest, turn.tokenIds().length);
@@ -103,9 +121,14 @@ public final class RolloutGroups {
         List<List<Trajectory>> kept = new ArrayList<>();
         List<double[]> rewards = new ArrayList<>();
         int dropped = 0;
+        int unscored = 0;
         double sum = 0;
         int n = 0;
         for (List<Trajectory> g : groups) {
+            if (!g.stream().allMatch(RolloutGroups::trainable)) {
+                unscored++;
+                continue;
+            }
             double[] r = g.stream().mapToDouble(this::shapedReward).toArray();
             for (double x : r) sum += x;
             n += r.length;
@@ -146,6 +169,6 @@ public final class RolloutGroups {
                 if (row != null) row.addTo(out, adv[g][i]);
             }
         }
-        return new Batch(out, kept.size(), dropped, masked, n == 0 ? 0 : sum / n);
+        return new Batch(out, kept.size(), dropped, masked, n == 0 ? 0 : sum / n, unscored);
     }
 }

@@ -129,6 +129,27 @@ class RolloutGroupsTest {
     }
 
     @Test
+    void aGroupHoldingAnInfrastructureFailureOrAnUnscoredEpisodeIsDroppedWholeNeverTrainedAsZero() {
+        List<Trajectory> good = List.of(episode("a", 1, 2, FinishReason.STOP), episode("b", 0, 2, FinishReason.STOP));
+        Trajectory crashed = episode("c", 1, 2, FinishReason.STOP).failedBy(dev.agentswarm.core.protocol.InfraFailure.POLICY_UNAVAILABLE,
+                "connection refused");
+        Trajectory unscored = episode("d", 1, 2, FinishReason.STOP).withReward(null);
+        List<Trajectory> withFailure = List.of(episode("e", 1, 2, FinishReason.STOP), crashed);
+        List<Trajectory> withUnscored = List.of(episode("f", 1, 2, FinishReason.STOP), unscored);
+        RolloutGroups.Batch b = groups(false, false, 0).samples(List.of(good, withFailure, withUnscored));
+        assertEquals(1, b.groupsKept());
+        assertEquals(2, b.groupsUnscored());
+        assertEquals(4, b.samples().size(), "only the whole good group's turns");
+        assertEquals(0.5, b.meanReward(), 1e-12, "the dropped groups do not count in the mean either");
+        // Before, the failed one counted as 0: its mate got a positive advantage it did not earn, and the kept group's numbers moved.
+        RolloutGroups.Batch alone = groups(false, false, 0).samples(List.of(good));
+        for (int i = 0; i < b.samples().size(); i++) {
+            assertEquals(alone.samples().get(i).advantage(), b.samples().get(i).advantage(), 1e-12, "as if the others were never there");
+        }
+        assertThrows(IllegalArgumentException.class, () -> groups(false, false, 0).shapedReward(crashed));
+    }
+
+    @Test
     void truncatedTurnsCanBeMaskedAndOverlongOnesPenalised() {
         List<Trajectory> g = List.of(episode("a", 1, 10, FinishReason.LENGTH), episode("b", 1, 2, FinishReason.STOP));
         RolloutGroups.Batch masked = groups(true, false, 0).samples(List.of(g));

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.EpisodeSpec;
+import dev.agentswarm.core.protocol.InfraFailure;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.SwarmProtocol;
 import dev.agentswarm.core.protocol.SwarmProtocol.EpisodeProgress;
@@ -542,7 +543,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             ended(a, SwarmEvent.Outcome.CANCELLED, t.error() != null ? t.error() : t.stopReason() == StopReason.DEADLINE
                     ? "the swarm's deadline" : "cancelled", steps, tokens, t.stats().turns(), ref);
             finished(a, t, "cancelled", why(t));
-        } else if (retryable(t.stopReason()) && a.attempt() <= settings.retries() && exhausted == null
+        } else if (retryable(t) && a.attempt() <= settings.retries() && exhausted == null
                 && state.stoppedBecause() == null && current != null && state == current.state()) {
             finished(a, t, "failed", why(t));
             ended(a, SwarmEvent.Outcome.RETRIED, why(t), steps, tokens, t.stats().turns(), ref);
@@ -563,8 +564,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         trace.emit(e);
     }
 
-    private static boolean retryable(StopReason r) {
-        return r == StopReason.CRASHED || r == StopReason.POLICY_ERROR || r == StopReason.DEADLINE;
+    /** A crash, a failing policy, its own deadline, or any other failure of the infrastructure under it (a tool's server down). */
+    private static boolean retryable(Trajectory t) {
+        StopReason r = t.stopReason();
+        return t.infraFailure() != null || r == StopReason.CRASHED || r == StopReason.POLICY_ERROR || r == StopReason.DEADLINE;
     }
 
     private static String why(Trajectory t) {
@@ -577,7 +580,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         if (l.episodeId().equals(ownEpisodeId)) {
             if (own == null) {
                 return onOwnEpisodeDone(Trajectory.notRun(ownEpisodeId, place.runId(), task.id(), StopReason.CRASHED,
-                        "the orchestrator's episode did not answer within its deadline and " + settings.lostAfter().toMillis() + " ms"));
+                        "the orchestrator's episode did not answer within its deadline and " + settings.lostAfter().toMillis() + " ms")
+                        .failedBy(InfraFailure.NODE_LOST, null));
             }
             return this;
         }
@@ -586,7 +590,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         // A node that is only slow would go on with it: stop it, since the retry takes its place.
         route.tell(l.episodeId(), new CancelEpisode(l.episodeId(), "taken as lost and run again"));
         return onAnswered(Trajectory.notRun(l.episodeId(), place.runId(), a.subTaskId(), StopReason.CRASHED,
-                "no answer within its deadline and " + settings.lostAfter().toMillis() + " ms (its node may have died)"));
+                "no answer within its deadline and " + settings.lostAfter().toMillis() + " ms (its node may have died)")
+                .failedBy(InfraFailure.NODE_LOST, null));
     }
 
     private Behavior<Command> onNestedDone(NestedDone d) {

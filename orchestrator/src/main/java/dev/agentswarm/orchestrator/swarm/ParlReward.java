@@ -10,13 +10,21 @@ import java.util.Map;
  * Kimi K2.5's PARL reward for training the orchestrator: {@code r = r_perf + λ1·r_parallel +
  * λ2·r_finish}. {@code r_parallel} pays for spawning sub-agents (up to {@code parallel-target}, so
  * spawning more for its own sake earns nothing) against serial collapse; {@code r_finish} pays for the
- * share of spawned sub-agents that answered, against spurious parallelism; both λ anneal linearly to 0
+ * share of spawned sub-agents that answered, against spurious parallelism (a sub-agent whose last attempt
+ * was lost to the infrastructure, its node or policy server down, is left out: that is not the
+ * orchestrator's doing); both λ anneal linearly to 0
  * over {@code anneal-steps} training steps, leaving the task's outcome. The critical steps travel with
  * it as a component, the latency the run paid.
  */
 public final class ParlReward {
 
     private ParlReward() {}
+
+    /** A sub-agent that failed because its last attempt's infrastructure did (not its own answer, nor the plan's). */
+    static boolean lostToInfrastructure(SwarmResult.SubAgent s) {
+        if (s.state() != RoundState.State.FAILED || s.trajectories().isEmpty()) return false;
+        return s.trajectories().get(s.trajectories().size() - 1).infraFailure() != null;
+    }
 
     /** λ at a training step: linear from its start value to 0 at {@code annealSteps} (0 = never annealed). */
     public static double annealed(double lambda, long step, long annealSteps) {
@@ -28,8 +36,9 @@ public final class ParlReward {
     public static RewardBreakdown of(SwarmResult result, double perf, long step, SwarmSettings.Parl p) {
         int spawned = result.subAgents().size();
         long answered = result.subAgents().stream().filter(s -> s.state() == RoundState.State.DONE).count();
+        long judged = spawned - result.subAgents().stream().filter(ParlReward::lostToInfrastructure).count();
         double parallel = Math.min(1.0, (double) spawned / p.parallelTarget());
-        double finish = spawned == 0 ? 0 : (double) answered / spawned;
+        double finish = judged == 0 ? 0 : (double) answered / judged;
         double l1 = annealed(p.lambdaParallel(), step, p.annealSteps());
         double l2 = annealed(p.lambdaFinish(), step, p.annealSteps());
         Map<String, Double> c = new LinkedHashMap<>();

@@ -73,6 +73,10 @@ public final class SwarmEpisodes extends AbstractBehavior<WorkerProtocol.Command
     /** The orchestrator's trajectory under the requested ids, with the suite's reward components and PARL's on top. */
     static Trajectory asEpisode(RunEpisode request, SwarmResult result, SwarmSettings.Parl parl) {
         Trajectory t = result.orchestrator();
+        if (t.infraFailure() != null) { // the orchestrator's own episode failed under it: no reward, PARL's included
+            return new Trajectory(request.episodeId(), request.groupId(), request.task().id(), t.prompt(), t.turns(), t.finalAnswer(),
+                    t.stopReason(), t.error(), t.stats(), null, t.infraFailure());
+        }
         long version = t.turns().stream().filter(Turn::isAssistant).mapToLong(Turn::policyVersion).filter(v -> v >= 0).min().orElse(0);
         RewardBreakdown shaped = ParlReward.of(result, ParlReward.perf(request.task(), result), version, parl);
         Map<String, Double> components = new LinkedHashMap<>();

@@ -2,6 +2,7 @@ package dev.agentswarm.orchestrator.swarm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.agentswarm.core.protocol.InfraFailure;
 import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Task;
@@ -57,6 +58,28 @@ class ParlRewardTest {
         assertEquals(0.1, r.components().get("lambda_finish"), 1e-12);
         assertEquals(7.0, r.components().get("critical_steps"), 1e-12);
         assertEquals(0.5 + 0.15 * 0.75 + 0.1 * 2 / 3, r.total(), 1e-12);
+    }
+
+    @Test
+    void aSubAgentLostToTheInfrastructureDoesNotCountAgainstFinishing() {
+        SwarmResult r = result("x", null, State.DONE, State.FAILED, State.FAILED, State.DONE);
+        List<SwarmResult.SubAgent> subAgents = new ArrayList<>(r.subAgents());
+        SwarmResult.SubAgent own = subAgents.get(1); // failed by its own doing: it ran out of turns
+        subAgents.set(1, withAttempts(own, Trajectory.notRun("a1", "g", "s1", StopReason.MAX_TURNS, null)));
+        SwarmResult.SubAgent lost = subAgents.get(2); // its node died, twice
+        subAgents.set(2, withAttempts(lost, Trajectory.notRun("a2", "g", "s2", StopReason.CRASHED, "no answer")
+                .failedBy(InfraFailure.NODE_LOST, null), Trajectory.notRun("a3", "g", "s2", StopReason.POLICY_ERROR, "refused")
+                .failedBy(InfraFailure.POLICY_UNAVAILABLE, null)));
+        SwarmResult mixed = new SwarmResult(r.agent(), r.answer(), r.stopReason(), r.error(), r.orchestrator(), subAgents, r.missing(),
+                r.budgetExhausted(), r.metrics(), null);
+        assertEquals(2.0 / 3, ParlReward.of(mixed, 1.0, 0, PARL).components().get("finish"), 1e-12,
+                "2 answered of the 3 the orchestrator answers for; before, 2 of 4");
+        assertEquals(1.0, ParlReward.of(mixed, 1.0, 0, PARL).components().get("parallel"), 1e-12, "all four were spawned");
+    }
+
+    private static SwarmResult.SubAgent withAttempts(SwarmResult.SubAgent s, Trajectory... attempts) {
+        return new SwarmResult.SubAgent(s.agent(), s.round(), s.task(), s.state(), s.answer(), s.detail(), attempts.length, s.steps(),
+                s.tokens(), List.of(attempts), s.nested());
     }
 
     @Test
