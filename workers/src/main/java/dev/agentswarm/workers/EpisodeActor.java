@@ -175,7 +175,7 @@ public final class EpisodeActor extends AbstractBehavior<EpisodeActor.Command> {
                 return Behaviors.stopped();
             }
             EpisodeActor episode = new EpisodeActor(ctx, request, setup, services.policy(), environment, replyTo, meters,
-                    PolicyRetry.fromConfig(ctx.getSystem().settings().config()));
+                    PolicyRetry.of(ctx.getSystem().settings().config()));
             // An episode that ends or fails inside its setup (an in-process policy answers inline) never becomes the
             // actor's behavior, so no PostStop reaches it: it is released here instead.
             Behavior<Command> first;

@@ -38,4 +38,14 @@ class PolicyRetryTest {
         assertEquals(0, PolicyRetry.fromConfig(ConfigFactory.parseString("agentswarm.worker.policy-retries = 0")).attempts());
         assertThrows(IllegalArgumentException.class, () -> new PolicyRetry(-1, Duration.ZERO));
     }
+
+    @Test
+    void eachConfigurationIsReadForItselfEvenWhenItsReadingIsKept() {
+        com.typesafe.config.Config none = ConfigFactory.parseString("agentswarm.worker.policy-retries = 0");
+        com.typesafe.config.Config five = ConfigFactory.parseString("agentswarm.worker.policy-retries = 5");
+        assertEquals(0, PolicyRetry.of(none).attempts());
+        assertEquals(0, PolicyRetry.of(none).attempts());
+        assertEquals(5, PolicyRetry.of(five).attempts(), "another system's configuration is not answered from the kept one");
+        assertEquals(0, PolicyRetry.of(none).attempts());
+    }
 }
