@@ -107,7 +107,9 @@ class SandboxTest {
         assertTrue(sleep.wallMillis() < 6000, sleep.toString());
         Execution memory = py("x = bytearray(1 << 30)");
         assertEquals(Execution.Limit.MEMORY, memory.limit(), memory.toString());
-        Execution output = py("import sys\nfor _ in range(100): sys.stdout.write('x' * (1 << 20))");
+        // 20 MiB, 320 times the cap: enough to show the cut, and well inside the CPU second (100 MiB took about
+        // one CPU second on a 2-core VM, so the CPU limit could stop it first).
+        Execution output = py("import sys\nfor _ in range(20): sys.stdout.write('x' * (1 << 20))");
         assertTrue(output.stdoutCut() && output.stdout().length() < 5000 && output.stdout().contains("more bytes cut"), output.stderr());
         assertEquals(Execution.Limit.OUTPUT, output.limit());
         Execution file = py("open('/work/big', 'wb').write(b'x' * (2 << 20))");
