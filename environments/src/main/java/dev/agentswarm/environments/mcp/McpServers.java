@@ -91,7 +91,7 @@ public final class McpServers implements AutoCloseable {
                 starts.get(i).get(wait + 10_000, TimeUnit.MILLISECONDS);
                 e.offer();
             } catch (Exception x) {
-                e.failedToStart(McpServer.message(x instanceof java.util.concurrent.ExecutionException ? x.getCause() : x));
+                e.failedToStart(McpFailures.message(x instanceof java.util.concurrent.ExecutionException ? x.getCause() : x));
             }
         }
         McpServers servers;
