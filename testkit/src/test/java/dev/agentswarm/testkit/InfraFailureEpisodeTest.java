@@ -16,6 +16,7 @@ import dev.agentswarm.core.protocol.InfraFailure;
 import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.StopReason;
 import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.ToolStatus;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.tool.FinishTool;
 import dev.agentswarm.core.tool.Tool;
@@ -162,7 +163,7 @@ class InfraFailureEpisodeTest {
     @Test
     void anMcpServerDownEndsTheEpisodeButAToolErrorIsTheModelsToRead() {
         Env down = scoredOne(FakeTool.named("search", a -> {
-            throw new McpException("MCP server 'web' exited with code 137 during tools/call 'search'");
+            throw new McpException("MCP server 'web' exited with code 137 during tools/call 'search'", ToolStatus.SERVER_DOWN);
         }));
         Trajectory t = run(ScriptedPolicy.replies(call("search"), "The answer is 42"), down);
         assertThat(t).stoppedBecause(StopReason.TOOL_UNAVAILABLE);

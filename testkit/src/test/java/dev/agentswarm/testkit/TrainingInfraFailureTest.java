@@ -18,6 +18,7 @@ import dev.agentswarm.core.protocol.LearnerProtocol.BatchTrained;
 import dev.agentswarm.core.protocol.LearnerProtocol.TrainBatch;
 import dev.agentswarm.core.protocol.RewardBreakdown;
 import dev.agentswarm.core.protocol.Task;
+import dev.agentswarm.core.protocol.ToolStatus;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import dev.agentswarm.core.tool.FinishTool;
@@ -105,7 +106,7 @@ class TrainingInfraFailureTest {
             return List.of(FakeTool.named("run_code", a -> {
                 throw new SandboxUnavailableException("bubblewrap cannot create its namespaces here");
             }), FakeTool.named("search", a -> {
-                throw new McpException("MCP server 'web' exited with code 1 during tools/call 'search'");
+                throw new McpException("MCP server 'web' exited with code 1 during tools/call 'search'", ToolStatus.SERVER_DOWN);
             }));
         }
 

@@ -1,6 +1,7 @@
 package dev.agentswarm.environments.mcp;
 
 import dev.agentswarm.core.json.Json;
+import dev.agentswarm.core.protocol.ToolStatus;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
@@ -103,7 +104,7 @@ final class McpConnection {
         call.connection = this;
         inflight.add(call);
         if (lost != null) { // lost between the lookup and now: the owner's lost() may have missed this call
-            call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' " + lost + " (the call was not sent)"));
+            call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' " + lost + " (the call was not sent)", ToolStatus.SERVER_DOWN));
             return;
         }
         McpSchema.CallToolRequest request = new McpSchema.CallToolRequest(call.tool, arguments, Map.of(CancellableTransport.CALL_KEY, call.key));
@@ -117,7 +118,7 @@ final class McpConnection {
             text = McpResults.render(r);
         } catch (RuntimeException e) {
             call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' answered a result that could not be read: "
-                    + McpFailures.describe(e)));
+                    + McpFailures.describe(e), ToolStatus.ERROR));
             return;
         }
         if (Boolean.TRUE.equals(r.isError())) {
@@ -138,14 +139,14 @@ final class McpConnection {
         }
         String lostAlready = lost;
         if (lostAlready != null) {
-            call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' " + lostAlready + " during the call"));
+            call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' " + lostAlready + " during the call", ToolStatus.SERVER_DOWN));
             return;
         }
         // Anything else (the session broke, the answer could not be read, the url is unreachable): a new connection.
         String why = settings.stdio() || !(McpFailures.root(cause) instanceof java.io.IOException)
                 ? "failed a call (" + McpFailures.describe(cause) + ")"
                 : "could not be reached at " + settings.url() + " (" + McpFailures.describe(cause) + ")";
-        call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' " + why));
+        call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' " + why, ToolStatus.SERVER_DOWN));
         owner.lost(this, why, "");
     }
 

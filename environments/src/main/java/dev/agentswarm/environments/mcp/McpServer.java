@@ -5,6 +5,7 @@ import static dev.agentswarm.environments.mcp.McpFailures.millis;
 import static dev.agentswarm.environments.mcp.McpThreads.TIMER;
 import static dev.agentswarm.environments.mcp.McpThreads.WORK;
 
+import dev.agentswarm.core.protocol.ToolStatus;
 import io.modelcontextprotocol.spec.McpSchema;
 import java.time.Duration;
 import java.util.List;
@@ -107,13 +108,13 @@ final class McpServer {
     CompletableFuture<List<McpSchema.Tool>> start() {
         McpConnection c;
         synchronized (this) {
-            if (closed) return CompletableFuture.failedFuture(new McpException("MCP server '" + label + "' is stopped"));
+            if (closed) return CompletableFuture.failedFuture(new McpException("MCP server '" + label + "' is stopped", ToolStatus.SERVER_DOWN));
             if (current != null) return CompletableFuture.completedFuture(current.tools);
             if (starting != null) return starting.thenApply(x -> x.tools);
             try {
                 c = connect();
             } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(new McpException("MCP server '" + label + "' could not be set up: " + message(e)));
+                return CompletableFuture.failedFuture(new McpException("MCP server '" + label + "' could not be set up: " + message(e), ToolStatus.SERVER_DOWN));
             }
         }
         begin(c);
@@ -213,10 +214,10 @@ final class McpServer {
         }
         if (delay >= 0 && !quiet) LOG.warn("MCP server '{}' {}; starting it again in {}", label, why, millis(Duration.ofMillis(delay)));
         String next = delay >= 0 ? "; it is started again in " + millis(Duration.ofMillis(delay)) : "";
-        c.up.completeExceptionally(new McpException("MCP server '" + label + "' " + why + detail));
+        c.up.completeExceptionally(new McpException("MCP server '" + label + "' " + why + detail, ToolStatus.SERVER_DOWN));
         for (McpCall call : c.inflight) {
             call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' " + why + " during the call" + next
-                    + detail));
+                    + detail, ToolStatus.SERVER_DOWN));
         }
         c.closeQuietly(false);
     }
@@ -264,7 +265,7 @@ final class McpServer {
             }
         }
         if (refused != null) {
-            call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' " + refused));
+            call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' " + refused, ToolStatus.SERVER_DOWN));
             return result;
         }
         ScheduledFuture<?> limit = timeoutMillis <= 0 ? null
@@ -279,7 +280,7 @@ final class McpServer {
         } else {
             wait.whenComplete((c, e) -> {
                 if (e != null) {
-                    call.finish(McpMetrics.Outcome.FAILED, null, new McpException(message(e) + " (the call was not sent)"));
+                    call.finish(McpMetrics.Outcome.FAILED, null, new McpException(message(e) + " (the call was not sent)", ToolStatus.SERVER_DOWN));
                 } else {
                     c.send(call, arguments);
                 }
@@ -339,9 +340,9 @@ final class McpServer {
 
     private CompletableFuture<Void> stop(McpConnection c, boolean gracefully) {
         if (c.lost == null) c.lost = "was stopped";
-        c.up.completeExceptionally(new McpException("MCP server '" + label + "' was stopped while it started"));
+        c.up.completeExceptionally(new McpException("MCP server '" + label + "' was stopped while it started", ToolStatus.SERVER_DOWN));
         for (McpCall call : c.inflight) {
-            call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' was stopped during the call"));
+            call.finish(McpMetrics.Outcome.FAILED, null, new McpException("MCP server '" + label + "' was stopped during the call", ToolStatus.SERVER_DOWN));
         }
         return c.closeQuietly(gracefully);
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.ToolSpec;
+import dev.agentswarm.core.protocol.ToolStatus;
 import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolContext;
 import io.modelcontextprotocol.spec.McpSchema;
@@ -89,7 +90,7 @@ public final class McpTool implements Tool {
     public CompletionStage<String> invoke(JsonNode arguments, ToolContext context) {
         if (!listed) {
             return CompletableFuture.failedFuture(new McpException("MCP server '" + server() + "' no longer lists tool '" + mcpName
-                    + "' (its tool list changed)"));
+                    + "' (its tool list changed)", ToolStatus.ERROR));
         }
         Map<String, Object> args = arguments == null || arguments.isNull() ? Map.of() : Json.MAPPER.convertValue(arguments, MAP);
         // The episode's executor enforces its tool timeout (a TIMEOUT result); call-timeout is this side's, when shorter.
