@@ -1,7 +1,5 @@
 package dev.agentswarm.orchestrator;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.InfraFailure;
@@ -13,7 +11,6 @@ import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -122,15 +119,10 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private final EpisodeSpec spec;
     private final Wiring wiring;
     private final GroupLedger ledger;
-    private final MetricsLog trajectories;
+    private final TrajectoryLog trajectories;
     private final MetricsLog metrics;
-    /** Time spent forcing trajectories.jsonl to the disk so far (the group commit's cost, in metrics.jsonl). */
-    private long syncNanos;
     private final LongConsumer onStep;
     private final CompletableFuture<Summary> done;
-    private long firstStep;
-    private Map<String, Double> first = Map.of();
-    private Map<String, Double> last = Map.of();
     private final ActorRef<Trajectory> answers;
     private final ActorRef<WorkerProtocol.Receipt> receipts;
     private final EpisodePlacements placements = new EpisodePlacements();
@@ -151,24 +143,15 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
      */
     private long learnerResendAtMillis = -1;
     private final long learnerPartBytes;
-    private long retrained;
-    private final long started = System.nanoTime();
     private long version;
     private long steps;
-    private long episodes;
-    private long staleDropped;
-    private long uninformativeDropped;
-    private long resent;
     private long batches;
     private boolean training;
     private int batchesWithoutUpdate;
     private String lastEpisodeError;
-    /** Episodes run again, and groups dropped, because of their infrastructure, by cause. */
-    private final EnumMap<InfraFailure, Long> infraRetried = new EnumMap<>(InfraFailure.class);
-    private final EnumMap<InfraFailure, Long> groupsDroppedInfra = new EnumMap<>(InfraFailure.class);
-    private final InfraMeters infraMeters;
-    /** Groups dropped for their infrastructure since the last answer that did not fail: the run ends at {@link #MAX_GROUPS_DROPPED_IN_A_ROW}. */
-    private int droppedInARow;
+    /** Episodes run again, and groups dropped, because of their infrastructure: the run ends at {@link #MAX_GROUPS_DROPPED_IN_A_ROW} in a row. */
+    private final InfraFailureCounts infra;
+    private final RunReport report;
 
     /** Batches in a row the learner may refuse or find empty before the run ends with why. */
     static final int MAX_BATCHES_WITHOUT_UPDATE = 20;
@@ -203,14 +186,15 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         this.ledger = ledger;
         this.version = version;
         this.steps = steps;
-        this.trajectories = trajectories;
+        this.trajectories = new TrajectoryLog(trajectories);
         this.metrics = metrics;
         this.onStep = onStep;
         this.done = done;
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
         this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
         this.trained = ctx.messageAdapter(LearnerProtocol.TrainReply.class, Trained::new);
-        this.infraMeters = InfraMeters.of(ctx.getSystem());
+        this.infra = new InfraFailureCounts(InfraMeters.of(ctx.getSystem()));
+        this.report = new RunReport(infra);
         // Half a large frame per part: the size estimate is rough.
         this.learnerPartBytes = ctx.getSystem().settings().config().hasPath("pekko.remote.artery.advanced.maximum-large-frame-size")
                 ? ctx.getSystem().settings().config().getBytes("pekko.remote.artery.advanced.maximum-large-frame-size") / 2
@@ -247,12 +231,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         } catch (RuntimeException e) {
             return finish("cannot write trajectories.jsonl: " + e.getMessage());
         }
-        episodes++;
+        report.episodeTaken();
         if (t.error() != null) lastEpisodeError = t.error();
         if (accepted.infra() == null) {
-            droppedInARow = 0;
+            infra.answered();
         } else if (onInfraFailure(t, accepted) >= MAX_GROUPS_DROPPED_IN_A_ROW) {
-            return finish(droppedInARow + " groups in a row were dropped as their episodes kept failing for their infrastructure,"
+            return finish(infra.droppedInARow() + " groups in a row were dropped as their episodes kept failing for their infrastructure,"
                     + " with no answer in between; the last failure (" + accepted.infra().label() + "): " + t.error());
         }
         String failed = trainIfReady();
@@ -270,33 +254,20 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         if (a.again() != null) {
             getContext().getLog().info("episode {} failed for its infrastructure ({}): running it again as {}: {}", t.episodeId(),
                     cause.label(), a.again().episodeId(), t.error());
-            infraRetried.merge(cause, 1L, Long::sum);
-            infraMeters.retried(cause);
+            infra.retried(cause);
             long now = System.currentTimeMillis();
             send(a.again(), now + settings.ackTimeout().toMillis());
         }
         if (a.dropped()) {
             getContext().getLog().warn("group {} dropped: episode {} failed for its infrastructure ({}) after {} retries: {}", t.groupId(),
                     t.episodeId(), cause.label(), settings.infraRetries(), t.error());
-            groupsDroppedInfra.merge(cause, 1L, Long::sum);
-            infraMeters.dropped(cause);
+            infra.dropped(cause);
             for (String id : a.cancel()) {
                 placements.forget(id);
                 wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "its group was dropped: an episode of it kept failing"));
             }
-            droppedInARow++;
         }
-        return droppedInARow;
-    }
-
-    private static long total(EnumMap<InfraFailure, Long> counts) {
-        return counts.values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    /** A count's total and, after it, one key per cause seen: {@code infra_retried}, {@code infra_retried_scorer_failed}, … */
-    private static void putByCause(ObjectNode line, String key, EnumMap<InfraFailure, Long> counts) {
-        line.put(key, total(counts));
-        counts.forEach((cause, n) -> line.put(key + "_" + cause.label(), n));
+        return infra.droppedInARow();
     }
 
     private Behavior<Command> onTrained(Trained m) {
@@ -326,27 +297,15 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                     + (r.error() != null ? " (" + r.error() + ")" : "")
                     + (lastEpisodeError != null ? "; the last failed episode said: " + lastEpisodeError : ""));
         }
-        ObjectNode line = Json.object();
-        // Every line carries the step it came after, so a resume keeps the lines of what it keeps.
         if (r.error() != null) {
             getContext().getLog().warn("the learner refused batch {}: {}", r.batchId(), r.error());
-            metrics.append(line.put("step", steps).put("batch", r.batchId()).put("error", r.error()));
+            metrics.append(report.refusedLine(steps, r.batchId(), r.error()));
         } else {
             version = r.version();
             if (r.published()) steps = r.step(); // the learner's count: a batch it could not train on is no update
-            line.put("step", steps).put("version", version).put("published", r.published()).put("episodes", episodes)
-                    .put("stale_dropped", staleDropped).put("uninformative_dropped", uninformativeDropped).put("inflight", ledger.inflight());
-            putByCause(line, "infra_retried", infraRetried);
-            putByCause(line, "groups_dropped_infra", groupsDroppedInfra);
-            line.put("wall_s", (System.nanoTime() - started) / 1e9).put("trajectories_sync_ms", syncNanos / 1e6);
-            for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
-            metrics.append(line);
+            metrics.append(report.updateLine(steps, version, r.published(), ledger.inflight(), trajectories.syncMillis(), r.metrics()));
             if (r.published()) {
-                if (first.isEmpty()) {
-                    first = r.metrics();
-                    firstStep = steps;
-                }
-                last = r.metrics();
+                report.updated(steps, r.metrics());
                 onStep.accept(steps);
                 if (steps >= settings.steps()) return finish(null);
             }
@@ -395,8 +354,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         }
         List<EpisodePlacements.Resend> lost = placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog());
         for (int i = 0; i < lost.size(); i++) { // sent again under the same id: nothing of them was trained
-            infraRetried.merge(InfraFailure.NODE_LOST, 1L, Long::sum);
-            infraMeters.retried(InfraFailure.NODE_LOST);
+            infra.retried(InfraFailure.NODE_LOST);
         }
         resend(lost);
         return this;
@@ -413,7 +371,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     private void resend(GroupLedger.Launch l, long ackDueMillis) {
         send(l, ackDueMillis);
-        resent++;
+        report.resent();
     }
 
     private static Duration min(Duration a, Duration b) {
@@ -435,7 +393,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                 again.size(), batch.batchId());
         retained.removeIf(b -> b.step() >= behind.step());
         toLearner.addFirst(batch);
-        retrained += again.size();
+        report.retrained(again.size());
         for (int i = again.size() - 1; i >= 0; i--) {
             replays.add(again.get(i).batchId());
             toLearner.addFirst(again.get(i));
@@ -465,17 +423,14 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         if (training || !toLearner.isEmpty()) return null;
         GroupLedger.Batch b = ledger.takeBatch(version);
         if (b == null) return null;
-        staleDropped += b.staleDropped();
-        uninformativeDropped += b.uninformativeDropped();
+        report.batchTaken(b);
         // Group commit: one fsync covers every trajectory of the batch (and any before it), so what the
         // learner trains on is on the disk, not only in the page cache, before the learner sees it.
-        long syncStart = System.nanoTime();
         try {
             trajectories.sync();
         } catch (RuntimeException e) {
             return "cannot sync trajectories.jsonl to the disk: " + e.getMessage();
         }
-        syncNanos += System.nanoTime() - syncStart;
         toLearner.add(new TrainBatch(++batches, b.groups(), ledger.resumeCursor(), steps, wiring.runDir(), trained));
         sendToLearner();
         return null;
@@ -510,8 +465,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         for (String id : ledger.inflightIds()) {
             wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "the training run ended"));
         }
-        done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.resumeCursor(), (System.nanoTime() - started) / 1e9,
-                error, firstStep, first, last, retrained, total(infraRetried), total(groupsDroppedInfra)));
+        done.complete(report.summary(steps, version, ledger.resumeCursor(), error));
         return Behaviors.stopped();
     }
 }
