@@ -10,7 +10,6 @@ import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -112,9 +111,6 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         }
     }
 
-    /** Trained batches kept for a learner that comes back from a checkpoint; past this many the oldest go (see checkpoint-every). */
-    static final int MAX_RETAINED_BATCHES = 256;
-
     private final Settings settings;
     private final EpisodeSpec spec;
     private final Wiring wiring;
@@ -127,26 +123,11 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private final ActorRef<WorkerProtocol.Receipt> receipts;
     private final EpisodePlacements placements = new EpisodePlacements();
     private final ActorRef<LearnerProtocol.TrainReply> trained;
-    /** Batches to send the learner, one at a time: the next update, after any it must train again. */
-    private final ArrayDeque<TrainBatch> toLearner = new ArrayDeque<>();
-    /** The batch the learner is working on, or null. */
-    private TrainBatch atLearner;
-    /** Batches trained since the learner's latest checkpoint, in step order: a learner that comes back from it trains them again. */
-    private final ArrayDeque<TrainBatch> retained = new ArrayDeque<>();
-    /** Ids of batches sent again to a learner that came back: their metrics were written the first time. */
-    private final java.util.Set<Long> replays = new java.util.HashSet<>();
-    private String learnerNode;
-    /**
-     * While the learner's node is gone with a batch unanswered: when the batch goes again, or -1. A copy sent
-     * the moment the node is removed may still reach the old singleton's address (the proxy on this node may
-     * not have seen the removal yet) and be lost; it goes again every ack-timeout until the learner answers.
-     */
-    private long learnerResendAtMillis = -1;
+    private final LearnerBatchQueue toLearner = new LearnerBatchQueue(this::tellLearner);
     private final long learnerPartBytes;
     private long version;
     private long steps;
     private long batches;
-    private boolean training;
     private int batchesWithoutUpdate;
     private String lastEpisodeError;
     /** Episodes run again, and groups dropped, because of their infrastructure: the run ends at {@link #MAX_GROUPS_DROPPED_IN_A_ROW} in a row. */
@@ -272,22 +253,15 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     private Behavior<Command> onTrained(Trained m) {
         LearnerProtocol.TrainReply reply = m.reply();
-        if (atLearner == null || reply.batchId() != atLearner.batchId()) return this; // the answer to a batch sent again, answered already
-        learnerResendAtMillis = -1;
-        TrainBatch batch = atLearner;
-        atLearner = null;
-        training = false;
+        TrainBatch batch = toLearner.answered(reply);
+        if (batch == null) return this; // the answer to a batch sent again, answered already
         if (reply instanceof LearnerProtocol.Behind behind) return onBehind(batch, behind);
         BatchTrained r = (BatchTrained) reply;
-        learnerNode = r.node();
-        if (r.error() == null && r.published()) retained.add(batch);
-        retained.removeIf(b -> b.step() < r.checkpointStep()); // covered by the learner's checkpoint
-        while (retained.size() > MAX_RETAINED_BATCHES) retained.poll();
-        if (replays.remove(batch.batchId())) {
+        if (toLearner.trained(batch, r)) { // trained again for a learner that came back: its metrics were written the first time
             if (r.error() != null) return finish("the learner could not train batch " + batch.batchId() + " again: " + r.error());
             steps = Math.max(steps, r.step());
             version = Math.max(version, r.version());
-            sendToLearner();
+            toLearner.sendNext();
             return this;
         }
         batchesWithoutUpdate = r.error() == null && r.published() ? 0 : batchesWithoutUpdate + 1;
@@ -323,12 +297,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             resend(l, now + settings.ackTimeout().toMillis());
         }
         resend(placements.overdue(now, settings.ackTimeout().toMillis(), getContext().getLog()));
-        if (atLearner != null && learnerResendAtMillis >= 0 && now >= learnerResendAtMillis) {
-            // Safe to repeat: a learner answers a batch it trained already without training it again.
-            getContext().getLog().warn("no answer yet for batch {} from the learner that took over: sending it again", atLearner.batchId());
-            tellLearner(atLearner);
-            learnerResendAtMillis = now + settings.ackTimeout().toMillis();
-        }
+        toLearner.resendIfOverdue(now, settings.ackTimeout().toMillis(), getContext().getLog());
         return this;
     }
 
@@ -346,12 +315,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     }
 
     private Behavior<Command> onNodeRemoved(NodeRemoved m) {
-        if (atLearner != null && (learnerNode == null || learnerNode.equals(m.node()))) {
-            // The learner's node is gone with the batch: the singleton starts on another learner node and gets it again.
-            getContext().getLog().warn("node {} left while the learner had batch {}: sending it again", m.node(), atLearner.batchId());
-            tellLearner(atLearner);
-            learnerResendAtMillis = System.currentTimeMillis() + settings.ackTimeout().toMillis();
-        }
+        toLearner.nodeRemoved(m.node(), System.currentTimeMillis(), settings.ackTimeout().toMillis(), getContext().getLog());
         List<EpisodePlacements.Resend> lost = placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog());
         for (int i = 0; i < lost.size(); i++) { // sent again under the same id: nothing of them was trained
             infra.retried(InfraFailure.NODE_LOST);
@@ -383,31 +347,13 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
      * go again, in order, then {@code batch}. Nothing is lost but the time to train them again.
      */
     private Behavior<Command> onBehind(TrainBatch batch, LearnerProtocol.Behind behind) {
-        learnerNode = behind.node();
-        List<TrainBatch> again = retained.stream().filter(b -> b.step() >= behind.step()).toList();
-        if (again.isEmpty() ? batch.step() != behind.step() : again.get(0).step() != behind.step()) {
+        int again = toLearner.behind(batch, behind, getContext().getLog());
+        if (again < 0) {
             return finish("the learner came back at step " + behind.step() + " but the batches after it are no longer held"
                     + " (checkpoint more often: agentswarm.train.checkpoint-every)");
         }
-        getContext().getLog().warn("the learner came back at step {}: training {} batches again before batch {}", behind.step(),
-                again.size(), batch.batchId());
-        retained.removeIf(b -> b.step() >= behind.step());
-        toLearner.addFirst(batch);
-        report.retrained(again.size());
-        for (int i = again.size() - 1; i >= 0; i--) {
-            replays.add(again.get(i).batchId());
-            toLearner.addFirst(again.get(i));
-        }
-        sendToLearner();
+        report.retrained(again);
         return this;
-    }
-
-    /** Sends the next queued batch to the learner, unless one is there already. */
-    private void sendToLearner() {
-        if (atLearner != null || toLearner.isEmpty()) return;
-        atLearner = toLearner.poll();
-        training = true;
-        tellLearner(atLearner);
     }
 
     /**
@@ -420,7 +366,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     /** Hands the next batch to the learner when one is ready and none is there; says why the run must end, if it must. */
     private String trainIfReady() {
-        if (training || !toLearner.isEmpty()) return null;
+        if (toLearner.busy()) return null;
         GroupLedger.Batch b = ledger.takeBatch(version);
         if (b == null) return null;
         report.batchTaken(b);
@@ -432,7 +378,6 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             return "cannot sync trajectories.jsonl to the disk: " + e.getMessage();
         }
         toLearner.add(new TrainBatch(++batches, b.groups(), ledger.resumeCursor(), steps, wiring.runDir(), trained));
-        sendToLearner();
         return null;
     }
 
@@ -443,7 +388,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private void fill() {
         int groups;
         if (settings.sync()) {
-            groups = !training && ledger.inflight() == 0 ? Math.max(0, settings.groupsPerStep() - ledger.readyGroups()) : 0;
+            groups = !toLearner.training() && ledger.inflight() == 0 ? Math.max(0, settings.groupsPerStep() - ledger.readyGroups()) : 0;
         } else {
             groups = Integer.MAX_VALUE;
         }
