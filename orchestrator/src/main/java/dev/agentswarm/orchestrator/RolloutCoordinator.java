@@ -1,7 +1,5 @@
 package dev.agentswarm.orchestrator;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.json.MetricsLog;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.InfraFailure;
@@ -12,8 +10,6 @@ import dev.agentswarm.core.protocol.Task;
 import dev.agentswarm.core.protocol.Trajectory;
 import dev.agentswarm.core.protocol.WorkerProtocol;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -115,60 +111,28 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         }
     }
 
-    /** Trained batches kept for a learner that comes back from a checkpoint; past this many the oldest go (see checkpoint-every). */
-    static final int MAX_RETAINED_BATCHES = 256;
-
     private final Settings settings;
     private final EpisodeSpec spec;
     private final Wiring wiring;
     private final GroupLedger ledger;
-    private final MetricsLog trajectories;
+    private final TrajectoryLog trajectories;
     private final MetricsLog metrics;
-    /** Time spent forcing trajectories.jsonl to the disk so far (the group commit's cost, in metrics.jsonl). */
-    private long syncNanos;
     private final LongConsumer onStep;
     private final CompletableFuture<Summary> done;
-    private long firstStep;
-    private Map<String, Double> first = Map.of();
-    private Map<String, Double> last = Map.of();
     private final ActorRef<Trajectory> answers;
     private final ActorRef<WorkerProtocol.Receipt> receipts;
     private final EpisodePlacements placements = new EpisodePlacements();
     private final ActorRef<LearnerProtocol.TrainReply> trained;
-    /** Batches to send the learner, one at a time: the next update, after any it must train again. */
-    private final ArrayDeque<TrainBatch> toLearner = new ArrayDeque<>();
-    /** The batch the learner is working on, or null. */
-    private TrainBatch atLearner;
-    /** Batches trained since the learner's latest checkpoint, in step order: a learner that comes back from it trains them again. */
-    private final ArrayDeque<TrainBatch> retained = new ArrayDeque<>();
-    /** Ids of batches sent again to a learner that came back: their metrics were written the first time. */
-    private final java.util.Set<Long> replays = new java.util.HashSet<>();
-    private String learnerNode;
-    /**
-     * While the learner's node is gone with a batch unanswered: when the batch goes again, or -1. A copy sent
-     * the moment the node is removed may still reach the old singleton's address (the proxy on this node may
-     * not have seen the removal yet) and be lost; it goes again every ack-timeout until the learner answers.
-     */
-    private long learnerResendAtMillis = -1;
+    private final LearnerBatchQueue toLearner = new LearnerBatchQueue(this::tellLearner);
     private final long learnerPartBytes;
-    private long retrained;
-    private final long started = System.nanoTime();
     private long version;
     private long steps;
-    private long episodes;
-    private long staleDropped;
-    private long uninformativeDropped;
-    private long resent;
     private long batches;
-    private boolean training;
     private int batchesWithoutUpdate;
     private String lastEpisodeError;
-    /** Episodes run again, and groups dropped, because of their infrastructure, by cause. */
-    private final EnumMap<InfraFailure, Long> infraRetried = new EnumMap<>(InfraFailure.class);
-    private final EnumMap<InfraFailure, Long> groupsDroppedInfra = new EnumMap<>(InfraFailure.class);
-    private final InfraMeters infraMeters;
-    /** Groups dropped for their infrastructure since the last answer that did not fail: the run ends at {@link #MAX_GROUPS_DROPPED_IN_A_ROW}. */
-    private int droppedInARow;
+    /** Episodes run again, and groups dropped, because of their infrastructure: the run ends at {@link #MAX_GROUPS_DROPPED_IN_A_ROW} in a row. */
+    private final InfraFailureCounts infra;
+    private final RunReport report;
 
     /** Batches in a row the learner may refuse or find empty before the run ends with why. */
     static final int MAX_BATCHES_WITHOUT_UPDATE = 20;
@@ -203,14 +167,15 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         this.ledger = ledger;
         this.version = version;
         this.steps = steps;
-        this.trajectories = trajectories;
+        this.trajectories = new TrajectoryLog(trajectories);
         this.metrics = metrics;
         this.onStep = onStep;
         this.done = done;
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
         this.receipts = ctx.messageAdapter(WorkerProtocol.Receipt.class, Receipted::new);
         this.trained = ctx.messageAdapter(LearnerProtocol.TrainReply.class, Trained::new);
-        this.infraMeters = InfraMeters.of(ctx.getSystem());
+        this.infra = new InfraFailureCounts(InfraMeters.of(ctx.getSystem()));
+        this.report = new RunReport(infra);
         // Half a large frame per part: the size estimate is rough.
         this.learnerPartBytes = ctx.getSystem().settings().config().hasPath("pekko.remote.artery.advanced.maximum-large-frame-size")
                 ? ctx.getSystem().settings().config().getBytes("pekko.remote.artery.advanced.maximum-large-frame-size") / 2
@@ -247,12 +212,12 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         } catch (RuntimeException e) {
             return finish("cannot write trajectories.jsonl: " + e.getMessage());
         }
-        episodes++;
+        report.episodeTaken();
         if (t.error() != null) lastEpisodeError = t.error();
         if (accepted.infra() == null) {
-            droppedInARow = 0;
+            infra.answered();
         } else if (onInfraFailure(t, accepted) >= MAX_GROUPS_DROPPED_IN_A_ROW) {
-            return finish(droppedInARow + " groups in a row were dropped as their episodes kept failing for their infrastructure,"
+            return finish(infra.droppedInARow() + " groups in a row were dropped as their episodes kept failing for their infrastructure,"
                     + " with no answer in between; the last failure (" + accepted.infra().label() + "): " + t.error());
         }
         String failed = trainIfReady();
@@ -270,53 +235,33 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         if (a.again() != null) {
             getContext().getLog().info("episode {} failed for its infrastructure ({}): running it again as {}: {}", t.episodeId(),
                     cause.label(), a.again().episodeId(), t.error());
-            infraRetried.merge(cause, 1L, Long::sum);
-            infraMeters.retried(cause);
+            infra.retried(cause);
             long now = System.currentTimeMillis();
             send(a.again(), now + settings.ackTimeout().toMillis());
         }
         if (a.dropped()) {
             getContext().getLog().warn("group {} dropped: episode {} failed for its infrastructure ({}) after {} retries: {}", t.groupId(),
                     t.episodeId(), cause.label(), settings.infraRetries(), t.error());
-            groupsDroppedInfra.merge(cause, 1L, Long::sum);
-            infraMeters.dropped(cause);
+            infra.dropped(cause);
             for (String id : a.cancel()) {
                 placements.forget(id);
                 wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "its group was dropped: an episode of it kept failing"));
             }
-            droppedInARow++;
         }
-        return droppedInARow;
-    }
-
-    private static long total(EnumMap<InfraFailure, Long> counts) {
-        return counts.values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    /** A count's total and, after it, one key per cause seen: {@code infra_retried}, {@code infra_retried_scorer_failed}, … */
-    private static void putByCause(ObjectNode line, String key, EnumMap<InfraFailure, Long> counts) {
-        line.put(key, total(counts));
-        counts.forEach((cause, n) -> line.put(key + "_" + cause.label(), n));
+        return infra.droppedInARow();
     }
 
     private Behavior<Command> onTrained(Trained m) {
         LearnerProtocol.TrainReply reply = m.reply();
-        if (atLearner == null || reply.batchId() != atLearner.batchId()) return this; // the answer to a batch sent again, answered already
-        learnerResendAtMillis = -1;
-        TrainBatch batch = atLearner;
-        atLearner = null;
-        training = false;
+        TrainBatch batch = toLearner.answered(reply);
+        if (batch == null) return this; // the answer to a batch sent again, answered already
         if (reply instanceof LearnerProtocol.Behind behind) return onBehind(batch, behind);
         BatchTrained r = (BatchTrained) reply;
-        learnerNode = r.node();
-        if (r.error() == null && r.published()) retained.add(batch);
-        retained.removeIf(b -> b.step() < r.checkpointStep()); // covered by the learner's checkpoint
-        while (retained.size() > MAX_RETAINED_BATCHES) retained.poll();
-        if (replays.remove(batch.batchId())) {
+        if (toLearner.trained(batch, r)) { // trained again for a learner that came back: its metrics were written the first time
             if (r.error() != null) return finish("the learner could not train batch " + batch.batchId() + " again: " + r.error());
             steps = Math.max(steps, r.step());
             version = Math.max(version, r.version());
-            sendToLearner();
+            toLearner.sendNext();
             return this;
         }
         batchesWithoutUpdate = r.error() == null && r.published() ? 0 : batchesWithoutUpdate + 1;
@@ -326,27 +271,15 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
                     + (r.error() != null ? " (" + r.error() + ")" : "")
                     + (lastEpisodeError != null ? "; the last failed episode said: " + lastEpisodeError : ""));
         }
-        ObjectNode line = Json.object();
-        // Every line carries the step it came after, so a resume keeps the lines of what it keeps.
         if (r.error() != null) {
             getContext().getLog().warn("the learner refused batch {}: {}", r.batchId(), r.error());
-            metrics.append(line.put("step", steps).put("batch", r.batchId()).put("error", r.error()));
+            metrics.append(report.refusedLine(steps, r.batchId(), r.error()));
         } else {
             version = r.version();
             if (r.published()) steps = r.step(); // the learner's count: a batch it could not train on is no update
-            line.put("step", steps).put("version", version).put("published", r.published()).put("episodes", episodes)
-                    .put("stale_dropped", staleDropped).put("uninformative_dropped", uninformativeDropped).put("inflight", ledger.inflight());
-            putByCause(line, "infra_retried", infraRetried);
-            putByCause(line, "groups_dropped_infra", groupsDroppedInfra);
-            line.put("wall_s", (System.nanoTime() - started) / 1e9).put("trajectories_sync_ms", syncNanos / 1e6);
-            for (Map.Entry<String, Double> e : r.metrics().entrySet()) line.put(e.getKey(), e.getValue());
-            metrics.append(line);
+            metrics.append(report.updateLine(steps, version, r.published(), ledger.inflight(), trajectories.syncMillis(), r.metrics()));
             if (r.published()) {
-                if (first.isEmpty()) {
-                    first = r.metrics();
-                    firstStep = steps;
-                }
-                last = r.metrics();
+                report.updated(steps, r.metrics());
                 onStep.accept(steps);
                 if (steps >= settings.steps()) return finish(null);
             }
@@ -364,12 +297,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
             resend(l, now + settings.ackTimeout().toMillis());
         }
         resend(placements.overdue(now, settings.ackTimeout().toMillis(), getContext().getLog()));
-        if (atLearner != null && learnerResendAtMillis >= 0 && now >= learnerResendAtMillis) {
-            // Safe to repeat: a learner answers a batch it trained already without training it again.
-            getContext().getLog().warn("no answer yet for batch {} from the learner that took over: sending it again", atLearner.batchId());
-            tellLearner(atLearner);
-            learnerResendAtMillis = now + settings.ackTimeout().toMillis();
-        }
+        toLearner.resendIfOverdue(now, settings.ackTimeout().toMillis(), getContext().getLog());
         return this;
     }
 
@@ -387,16 +315,10 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     }
 
     private Behavior<Command> onNodeRemoved(NodeRemoved m) {
-        if (atLearner != null && (learnerNode == null || learnerNode.equals(m.node()))) {
-            // The learner's node is gone with the batch: the singleton starts on another learner node and gets it again.
-            getContext().getLog().warn("node {} left while the learner had batch {}: sending it again", m.node(), atLearner.batchId());
-            tellLearner(atLearner);
-            learnerResendAtMillis = System.currentTimeMillis() + settings.ackTimeout().toMillis();
-        }
+        toLearner.nodeRemoved(m.node(), System.currentTimeMillis(), settings.ackTimeout().toMillis(), getContext().getLog());
         List<EpisodePlacements.Resend> lost = placements.removed(m.node(), System.currentTimeMillis(), getContext().getLog());
         for (int i = 0; i < lost.size(); i++) { // sent again under the same id: nothing of them was trained
-            infraRetried.merge(InfraFailure.NODE_LOST, 1L, Long::sum);
-            infraMeters.retried(InfraFailure.NODE_LOST);
+            infra.retried(InfraFailure.NODE_LOST);
         }
         resend(lost);
         return this;
@@ -413,7 +335,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     private void resend(GroupLedger.Launch l, long ackDueMillis) {
         send(l, ackDueMillis);
-        resent++;
+        report.resent();
     }
 
     private static Duration min(Duration a, Duration b) {
@@ -425,31 +347,13 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
      * go again, in order, then {@code batch}. Nothing is lost but the time to train them again.
      */
     private Behavior<Command> onBehind(TrainBatch batch, LearnerProtocol.Behind behind) {
-        learnerNode = behind.node();
-        List<TrainBatch> again = retained.stream().filter(b -> b.step() >= behind.step()).toList();
-        if (again.isEmpty() ? batch.step() != behind.step() : again.get(0).step() != behind.step()) {
+        int again = toLearner.behind(batch, behind, getContext().getLog());
+        if (again < 0) {
             return finish("the learner came back at step " + behind.step() + " but the batches after it are no longer held"
                     + " (checkpoint more often: agentswarm.train.checkpoint-every)");
         }
-        getContext().getLog().warn("the learner came back at step {}: training {} batches again before batch {}", behind.step(),
-                again.size(), batch.batchId());
-        retained.removeIf(b -> b.step() >= behind.step());
-        toLearner.addFirst(batch);
-        retrained += again.size();
-        for (int i = again.size() - 1; i >= 0; i--) {
-            replays.add(again.get(i).batchId());
-            toLearner.addFirst(again.get(i));
-        }
-        sendToLearner();
+        report.retrained(again);
         return this;
-    }
-
-    /** Sends the next queued batch to the learner, unless one is there already. */
-    private void sendToLearner() {
-        if (atLearner != null || toLearner.isEmpty()) return;
-        atLearner = toLearner.poll();
-        training = true;
-        tellLearner(atLearner);
     }
 
     /**
@@ -462,22 +366,18 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
 
     /** Hands the next batch to the learner when one is ready and none is there; says why the run must end, if it must. */
     private String trainIfReady() {
-        if (training || !toLearner.isEmpty()) return null;
+        if (toLearner.busy()) return null;
         GroupLedger.Batch b = ledger.takeBatch(version);
         if (b == null) return null;
-        staleDropped += b.staleDropped();
-        uninformativeDropped += b.uninformativeDropped();
+        report.batchTaken(b);
         // Group commit: one fsync covers every trajectory of the batch (and any before it), so what the
         // learner trains on is on the disk, not only in the page cache, before the learner sees it.
-        long syncStart = System.nanoTime();
         try {
             trajectories.sync();
         } catch (RuntimeException e) {
             return "cannot sync trajectories.jsonl to the disk: " + e.getMessage();
         }
-        syncNanos += System.nanoTime() - syncStart;
         toLearner.add(new TrainBatch(++batches, b.groups(), ledger.resumeCursor(), steps, wiring.runDir(), trained));
-        sendToLearner();
         return null;
     }
 
@@ -488,7 +388,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
     private void fill() {
         int groups;
         if (settings.sync()) {
-            groups = !training && ledger.inflight() == 0 ? Math.max(0, settings.groupsPerStep() - ledger.readyGroups()) : 0;
+            groups = !toLearner.training() && ledger.inflight() == 0 ? Math.max(0, settings.groupsPerStep() - ledger.readyGroups()) : 0;
         } else {
             groups = Integer.MAX_VALUE;
         }
@@ -510,8 +410,7 @@ public final class RolloutCoordinator extends AbstractBehavior<RolloutCoordinato
         for (String id : ledger.inflightIds()) {
             wiring.workers().tell(id, new WorkerProtocol.CancelEpisode(id, "the training run ended"));
         }
-        done.complete(new Summary(steps, version, episodes, staleDropped, resent, ledger.resumeCursor(), (System.nanoTime() - started) / 1e9,
-                error, firstStep, first, last, retrained, total(infraRetried), total(groupsDroppedInfra)));
+        done.complete(report.summary(steps, version, ledger.resumeCursor(), error));
         return Behaviors.stopped();
     }
 }
