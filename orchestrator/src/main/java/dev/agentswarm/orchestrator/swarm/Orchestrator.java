@@ -1,8 +1,6 @@
 package dev.agentswarm.orchestrator.swarm;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.InfraFailure;
@@ -99,6 +97,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private final Task task;
     private final WorkerRoute route;
     private final SwarmTrace trace;
+    private final SwarmTraceEvents events;
     private final ActorRef<SwarmResult> replyTo;
     private final TimerScheduler<Command> timers;
     private final ActorRef<SwarmProtocol.Command> episodeLink;
@@ -239,6 +238,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         this.task = task;
         this.route = route;
         this.trace = trace;
+        this.events = new SwarmTraceEvents(trace);
         this.replyTo = replyTo;
         this.episodeLink = ctx.messageAdapter(SwarmProtocol.Command.class, FromEpisode::new);
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
@@ -268,8 +268,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         // what this journal holds goes up again, so the tree's budgets count it (running episodes' turns
         // are counted again as they replay).
         if (place.parent() != null) place.parent().tell(new ChildUsage(subAgentsUsed, turnsUsed, tokensUsed));
-        trace.emit(trace.event(place.agent(), "swarm_resumed").put("events", ledger.events()).put("rounds", ledger.rounds().size())
-                .put("running", ledger.running().size()));
+        events.swarmResumed(place.agent(), ledger);
         SwarmEvent.SwarmEnded end = ledger.ended();
         if (end != null) { // it had finished: the answer is in the journal
             finished = true;
@@ -299,19 +298,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     private Orchestrator startOwnEpisode(EpisodeHistory history) {
         if (place.parent() == null && ledger.rounds().isEmpty() && history.isEmpty()) {
-            ObjectNode e = trace.event(place.agent(), "swarm_started").put("task", task.prompt());
-            ObjectNode b = e.putObject("budget");
-            b.put("max_subagents", budget.maxSubAgents()).put("max_parallel", budget.maxParallel()).put("max_turns", budget.maxTurns())
-                    .put("max_tokens", budget.maxTokens()).put("deadline_ms", budget.deadline().toMillis())
-                    .put("max_depth", settings.maxDepth()).put("retries", settings.retries());
-            trace.emit(e);
+            events.swarmStarted(place.agent(), task.prompt(), budget, settings);
         }
-        ObjectNode started = trace.event(place.agent(), "agent_started").put("mode", "orchestrator").put("goal", task.prompt())
-                .put("attempt", 1).put("episode_id", ownEpisodeId);
-        if (place.parent() == null) started.putNull("parent");
-        else started.put("parent", parentOf(place.agent()));
-        started.putArray("depends_on");
-        trace.emit(started);
+        events.orchestratorStarted(place.agent(), place.parent() == null ? null : parentOf(place.agent()), task.prompt(), ownEpisodeId);
         int maxTurns = (int) Math.min(settings.orchestratorMaxTurns(), budget.maxTurns());
         EpisodeSpec spec = settings.orchestratorSpec(budget.deadline().toMillis(), maxTurns);
         route.tell(ownEpisodeId, new RunEpisode(ownEpisodeId, place.runId(), task, spec, 0, answers, episodeLink).withHistory(history));
@@ -384,7 +373,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         long dTokens = Math.max(0, p.tokens() - before[1]);
         before[0] = Math.max(before[0], p.turns());
         before[1] = Math.max(before[1], p.tokens());
-        trace.emitLazily(() -> trace.event(agent, "turn").put("turn", p.turns()).put("action", p.lastAction()).put("tokens", p.tokens()));
+        events.turn(agent, p);
         spend(0, dTurns, dTokens);
         return next();
     }
@@ -415,27 +404,19 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         int round = rounds.size() + 1;
         PlanCheck.Result checked = PlanCheck.check(s.arguments(), new PlanCheck.Limits(settings.tools(),
                 budget.maxSubAgents() - subAgentsUsed, place.depth() + 1 < settings.maxDepth()));
-        ObjectNode e = trace.event(place.agent(), "plan").put("accepted", checked.ok()).put("round", round).put("turn", s.turn());
         if (!checked.ok()) {
-            e.put("observation", checked.observation());
-            trace.emit(e);
+            events.planRefused(place.agent(), round, s.turn(), checked.observation());
             s.replyTo().tell(new SpawnOutcome(checked.observation(), false));
             return this;
         }
         Plan plan = checked.plan();
-        ArrayNode list = e.putArray("subtasks");
         Map<String, String> agents = new LinkedHashMap<>();
         for (SubTask t : plan.subTasks()) {
             String agent = place.agent() + "/" + t.id();
             if (ledger.agentUsed(agent)) agent = agent + "@" + round; // a re-plan may reuse an id: the agent path stays unique
             agents.put(t.id(), agent);
-            ObjectNode n = list.addObject().put("id", t.id()).put("agent", agent).put("goal", t.goal()).put("mode", t.mode().wire());
-            t.dependsOn().forEach(n.putArray("depends_on")::add);
         }
-        ArrayNode stages = e.putArray("stages");
-        for (List<String> stage : plan.stages()) stage.forEach(stages.addArray()::add);
-        e.put("join", plan.join().describe());
-        trace.emit(e);
+        events.planAccepted(place.agent(), round, s.turn(), plan, agents);
         record(new SwarmEvent.RoundPlanned(round, s.turn(), plan, agents));
         current = new SpawnRound(ledger.current().state(), s.turn(), s.replyTo(), agents);
         rounds.add(current);
@@ -478,10 +459,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         RoundState state = r.state();
         String prompt = subAgentPrompt(t, state.dependencyAnswers(t));
         if (t.mode() != SubAgentMode.ORCHESTRATOR) { // a nested orchestrator announces itself
-            ObjectNode e = trace.event(agent, "agent_started").put("parent", place.agent()).put("mode", t.mode().wire())
-                    .put("goal", t.goal()).put("attempt", attempt).put("episode_id", episodeId);
-            t.dependsOn().forEach(e.putArray("depends_on")::add);
-            trace.emit(e);
+            events.subAgentStarted(agent, place.agent(), t, attempt, episodeId);
         }
         long timeLeft = TimeUnit.NANOSECONDS.toMillis(subAgentDeadlineAtNanos - System.nanoTime());
         running.put(episodeId, new Attempt(episodeId, agent, t.id(), attempt, System.nanoTime(), state,
@@ -527,7 +505,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         serialNanos += t.stats().wallNanos();
         trajectories.computeIfAbsent(a.agent(), k -> new ArrayList<>()).add(t);
         String ref = durable() ? trajectoryStore.write(t) : null;
-        trace.emitMessages(a.agent(), a.startNanos(), t);
+        events.messages(a.agent(), a.startNanos(), t);
         if (t.stopReason() == StopReason.DEADLINE && a.onSwarmClock()) {
             // Its time ran out because the swarm's did: that is the deadline budget, not a sub-agent to retry.
             exhaustDeadline();
@@ -547,7 +525,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
                 && state.stoppedBecause() == null && current != null && state == current.state()) {
             finished(a, t, "failed", why(t));
             ended(a, SwarmEvent.Outcome.RETRIED, why(t), steps, tokens, t.stats().turns(), ref);
-            trace.emit(trace.event(a.agent(), "retry").put("attempt", a.attempt() + 1).put("reason", why(t)));
+            events.retry(a.agent(), a.attempt() + 1, why(t));
             startAttempt(current, state.plan().subTask(a.subTaskId()));
         } else {
             ended(a, SwarmEvent.Outcome.FAILED, why(t), steps, tokens, t.stats().turns(), ref);
@@ -558,10 +536,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     }
 
     private void finished(Attempt a, Trajectory t, String state, String error) {
-        ObjectNode e = trace.event(a.agent(), "agent_finished").put("state", state).put("stop_reason", t.stopReason().name())
-                .put("answer", t.finalAnswer()).put("error", error).put("turns", t.stats().turns())
-                .put("tokens", t.stats().completionTokens()).put("attempt", a.attempt());
-        trace.emit(e);
+        events.agentFinished(a.agent(), t, state, error, a.attempt());
     }
 
     /** A crash, a failing policy, its own deadline, or any other failure of the infrastructure under it (a tool's server down). */
@@ -619,8 +594,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         nested.remove(s.agent());
         Attempt a = running.remove(episodeId(s.agent(), 1));
         if (a == null) return this;
-        trace.emit(trace.event(s.agent(), "agent_finished").put("state", "failed").put("stop_reason", StopReason.CRASHED.name())
-                .putNull("answer").put("error", "the nested orchestrator crashed").put("turns", 0).put("tokens", 0).put("attempt", 1));
+        events.nestedCrashed(s.agent());
         ended(a, SwarmEvent.Outcome.FAILED, "the nested orchestrator crashed", 0, 0, 0);
         launch();
         return next();
@@ -755,7 +729,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     /** A journal that is not this swarm's to resume or write: the trace and the caller hear why; nothing ran. */
     private static void refuse(String why, Place place, Task task, SwarmTrace trace, ActorRef<SwarmResult> replyTo) {
-        trace.emit(trace.event(place.agent(), "journal_refused").put("error", why));
+        new SwarmTraceEvents(trace).journalRefused(place.agent(), why);
         replyTo.tell(SwarmResult.withoutRun(place.agent(), episodeId(place, 1), place.runId(), task.id(), null, StopReason.CRASHED, why,
                 null, new SwarmResult.Metrics(0, 0, 0, 0, 0, 0, 0, 0, 0)));
     }
@@ -803,7 +777,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         exhausted = which;
         exhaustedDetail = detail;
         record(new SwarmEvent.BudgetExhausted(which, detail));
-        trace.emit(trace.event(place.agent(), "budget_exhausted").put("budget", which).put("detail", detail));
+        events.budgetExhausted(place.agent(), which, detail);
         if (current != null) {
             cancel(stopRound(current.state(), which + " budget spent"), which + " budget spent");
             launch();
@@ -863,7 +837,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         timers.cancel(new Lost(ownEpisodeId));
         long[] before = reported.remove(ownEpisodeId);
         serialNanos += t.stats().wallNanos();
-        trace.emitMessages(place.agent(), startNanos, t);
+        events.messages(place.agent(), startNanos, t);
         spend(0, t.stats().turns() - (before == null ? 0 : before[0]), t.stats().completionTokens() - (before == null ? 0 : before[1]));
         if (current != null) {
             // The orchestrator ended mid-round (deadline, cancel): its sub-agents are cancelled, and their answers still kept.
@@ -903,17 +877,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         record(new SwarmEvent.SwarmEnded(answer, own.stopReason(), own.error(), own.stats().turns(), own.stats().completionTokens()));
         SwarmResult result = new SwarmResult(place.agent(), answer, own.stopReason(), own.error(), own, subAgents, missing,
                 exhausted, m, null);
-        ObjectNode fin = trace.event(place.agent(), "agent_finished").put("state", answer != null ? "done"
-                        : own.stopReason() == StopReason.CANCELLED ? "cancelled" : "failed")
-                .put("stop_reason", own.stopReason().name()).put("answer", answer).put("error", own.error())
-                .put("turns", own.stats().turns()).put("tokens", own.stats().completionTokens()).put("attempt", 1);
-        trace.emit(fin);
-        if (place.parent() == null) {
-            ObjectNode e = trace.event(place.agent(), "swarm_finished").put("answer", answer);
-            missing.forEach(e.putArray("missing")::add);
-            e.set("metrics", metricsJson(m));
-            trace.emit(e);
-        }
+        events.orchestratorFinished(place.agent(), own, answer);
+        if (place.parent() == null) events.swarmFinished(place.agent(), answer, missing, m);
         if (durable()) {
             pendingResult = result;
             sendToJournal(); // the answer waits on this write: it goes now
@@ -925,13 +890,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     /** The metrics as the trace and the command line's JSON show them. */
     public static ObjectNode metricsJson(SwarmResult.Metrics m) {
-        ObjectNode o = Json.object();
-        o.put("critical_steps", m.criticalSteps()).put("total_steps", m.totalSteps())
-                .put("parallelism", Math.round(m.parallelism() * 1000) / 1000.0)
-                .put("wall_ms", Math.round(m.wallNanos() / 1e4) / 100.0).put("serial_ms", Math.round(m.serialNanos() / 1e4) / 100.0)
-                .put("wall_over_serial", m.serialNanos() == 0 ? 0 : Math.round(1e4 * m.wallNanos() / (double) m.serialNanos()) / 1e4)
-                .put("subagents", m.subAgents()).put("turns", m.turns()).put("tokens", m.tokens()).put("rounds", m.rounds());
-        return o;
+        return SwarmTraceEvents.metricsJson(m);
     }
 
     private String episodeId(String agent, int attempt) {
