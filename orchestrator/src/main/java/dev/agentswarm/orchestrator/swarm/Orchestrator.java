@@ -1,8 +1,6 @@
 package dev.agentswarm.orchestrator.swarm;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentswarm.core.json.Json;
 import dev.agentswarm.core.protocol.EpisodeHistory;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.InfraFailure;
@@ -99,6 +97,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private final Task task;
     private final WorkerRoute route;
     private final SwarmTrace trace;
+    private final SwarmTraceEvents events;
     private final ActorRef<SwarmResult> replyTo;
     private final TimerScheduler<Command> timers;
     private final ActorRef<SwarmProtocol.Command> episodeLink;
@@ -114,20 +113,13 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     private final Map<String, Attempt> running = new HashMap<>();
     private final Map<String, ActorRef<Command>> nested = new HashMap<>();
-    private final Map<String, long[]> reported = new HashMap<>(); // episode id -> {turns, tokens} reported so far
     /** The swarm's state as its journal tells it; every change goes through {@link #record}. */
     private final SwarmLedger ledger;
     /** The write-behind journal of a durable orchestrator, null otherwise. */
     private ActorRef<SwarmJournal.Command> journal;
     private final ActorRef<SwarmJournal.Reply> journalReplies;
-    /** Events the journal has not confirmed yet, the first being event number {@code confirmed}. */
-    private final List<SwarmEvent> unconfirmed = new ArrayList<>();
-    private long confirmed;
-    /** Events sent to the journal so far: one batch is in flight while this is past {@code confirmed}. */
-    private long sent;
-    /** Writes start at most once per this many nanoseconds, unless something waits on one (journal.write-interval). */
-    private final long writeIntervalNanos;
-    private long lastWriteNanos;
+    /** What the journal has not confirmed yet, and when the next batch may go. */
+    private final JournalOutbox outbox;
     private boolean writeScheduled;
     /** A new swarm's journal is still recovering (see {@link #createNewDurable}): its first reply says whether it is empty. */
     private boolean journalOpening;
@@ -141,12 +133,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private final Map<String, List<Trajectory>> trajectories = new LinkedHashMap<>();
     private final Map<String, SwarmResult> nestedResults = new HashMap<>();
     private SpawnRound current;
-    private int subAgentsUsed;
-    private long turnsUsed;
-    private long tokensUsed;
+    /** Budgets spent and which ran out first; {@link #spend} counts into it. */
+    private final SwarmSpending spending;
     private long serialNanos;
-    private String exhausted;
-    private String exhaustedDetail;
     private boolean finished;
     private Trajectory own;
 
@@ -229,16 +218,17 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         this.ledger = ledger;
         this.journal = journal;
         this.journalReplies = journalReplies;
-        this.confirmed = ledger.events();
-        this.sent = confirmed;
-        this.writeIntervalNanos = journalReplies == null ? 0 : writeInterval(ctx.getSystem().settings().config()).toNanos();
+        this.outbox = new JournalOutbox(ledger.events(),
+                journalReplies == null ? 0 : JournalOutbox.writeInterval(ctx.getSystem().settings().config()).toNanos());
         this.timers = timers;
         this.settings = settings;
         this.budget = settings.budget();
+        this.spending = new SwarmSpending(budget);
         this.place = place;
         this.task = task;
         this.route = route;
         this.trace = trace;
+        this.events = new SwarmTraceEvents(trace);
         this.replyTo = replyTo;
         this.episodeLink = ctx.messageAdapter(SwarmProtocol.Command.class, FromEpisode::new);
         this.answers = ctx.messageAdapter(Trajectory.class, Answered::new);
@@ -259,17 +249,12 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
      * Time budgets start again from now.
      */
     private Behavior<Command> resume() {
-        subAgentsUsed = ledger.subAgents();
-        turnsUsed = ledger.turns();
-        tokensUsed = ledger.tokens();
-        exhausted = ledger.exhausted();
-        exhaustedDetail = ledger.exhaustedDetail();
+        spending.restore(ledger);
         // The parent counted this subtree's spending as it came, and kept none of it in its own journal:
         // what this journal holds goes up again, so the tree's budgets count it (running episodes' turns
         // are counted again as they replay).
-        if (place.parent() != null) place.parent().tell(new ChildUsage(subAgentsUsed, turnsUsed, tokensUsed));
-        trace.emit(trace.event(place.agent(), "swarm_resumed").put("events", ledger.events()).put("rounds", ledger.rounds().size())
-                .put("running", ledger.running().size()));
+        if (place.parent() != null) place.parent().tell(new ChildUsage(spending.subAgents(), spending.turns(), spending.tokens()));
+        events.swarmResumed(place.agent(), ledger);
         SwarmEvent.SwarmEnded end = ledger.ended();
         if (end != null) { // it had finished: the answer is in the journal
             finished = true;
@@ -299,19 +284,10 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     private Orchestrator startOwnEpisode(EpisodeHistory history) {
         if (place.parent() == null && ledger.rounds().isEmpty() && history.isEmpty()) {
-            ObjectNode e = trace.event(place.agent(), "swarm_started").put("task", task.prompt());
-            ObjectNode b = e.putObject("budget");
-            b.put("max_subagents", budget.maxSubAgents()).put("max_parallel", budget.maxParallel()).put("max_turns", budget.maxTurns())
-                    .put("max_tokens", budget.maxTokens()).put("deadline_ms", budget.deadline().toMillis())
-                    .put("max_depth", settings.maxDepth()).put("retries", settings.retries());
-            trace.emit(e);
+            events.swarmStarted(place.agent(), task.prompt(), budget, settings);
         }
-        ObjectNode started = trace.event(place.agent(), "agent_started").put("mode", "orchestrator").put("goal", task.prompt())
-                .put("attempt", 1).put("episode_id", ownEpisodeId);
-        if (place.parent() == null) started.putNull("parent");
-        else started.put("parent", parentOf(place.agent()));
-        started.putArray("depends_on");
-        trace.emit(started);
+        String parent = place.parent() == null ? null : SwarmEpisodeIds.parentOf(place.agent());
+        events.orchestratorStarted(place.agent(), parent, task.prompt(), ownEpisodeId);
         int maxTurns = (int) Math.min(settings.orchestratorMaxTurns(), budget.maxTurns());
         EpisodeSpec spec = settings.orchestratorSpec(budget.deadline().toMillis(), maxTurns);
         route.tell(ownEpisodeId, new RunEpisode(ownEpisodeId, place.runId(), task, spec, 0, answers, episodeLink).withHistory(history));
@@ -353,7 +329,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private Behavior<Command> onFromEpisode(FromEpisode from) {
         if (from.message() instanceof EpisodeProgress p) return onProgress(p);
         if (from.message() instanceof SpawnSubAgents s) return onSpawn(s);
-        // While a journal that failed is opened again (journal null) steps are still recorded: they wait in unconfirmed.
+        // While a journal that failed is opened again (journal null) steps are still recorded: they wait in the outbox.
         if (from.message() instanceof SwarmProtocol.StepRecorded r && durable() && ours(r.episodeId())) {
             record(new SwarmEvent.StepRecorded(r.episodeId(), r.turn(), r.record()));
         }
@@ -379,13 +355,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         String agent = p.episodeId().equals(ownEpisodeId) ? place.agent() : running.containsKey(p.episodeId())
                 ? running.get(p.episodeId()).agent() : null;
         if (agent == null) return this; // a late report of an episode already answered
-        long[] before = reported.computeIfAbsent(p.episodeId(), k -> new long[2]);
-        long dTurns = Math.max(0, p.turns() - before[0]);
-        long dTokens = Math.max(0, p.tokens() - before[1]);
-        before[0] = Math.max(before[0], p.turns());
-        before[1] = Math.max(before[1], p.tokens());
-        trace.emitLazily(() -> trace.event(agent, "turn").put("turn", p.turns()).put("action", p.lastAction()).put("tokens", p.tokens()));
-        spend(0, dTurns, dTokens);
+        long[] added = spending.progress(p.episodeId(), p.turns(), p.tokens());
+        events.turn(agent, p);
+        spend(0, added[0], added[1]);
         return next();
     }
 
@@ -408,39 +380,32 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             s.replyTo().tell(new SpawnOutcome("Only one spawn_subagents call runs at a time: put every sub-task in one plan.", false));
             return this;
         }
-        if (exhausted != null) {
-            s.replyTo().tell(new SpawnOutcome("No more sub-agents (" + exhaustedDetail + "). Finish with what you have.", false));
+        if (spending.exhausted() != null) {
+            s.replyTo().tell(new SpawnOutcome("No more sub-agents (" + spending.exhaustedDetail() + "). Finish with what you have.",
+                    false));
             return this;
         }
         int round = rounds.size() + 1;
         PlanCheck.Result checked = PlanCheck.check(s.arguments(), new PlanCheck.Limits(settings.tools(),
-                budget.maxSubAgents() - subAgentsUsed, place.depth() + 1 < settings.maxDepth()));
-        ObjectNode e = trace.event(place.agent(), "plan").put("accepted", checked.ok()).put("round", round).put("turn", s.turn());
+                budget.maxSubAgents() - spending.subAgents(), place.depth() + 1 < settings.maxDepth()));
         if (!checked.ok()) {
-            e.put("observation", checked.observation());
-            trace.emit(e);
+            events.planRefused(place.agent(), round, s.turn(), checked.observation());
             s.replyTo().tell(new SpawnOutcome(checked.observation(), false));
             return this;
         }
         Plan plan = checked.plan();
-        ArrayNode list = e.putArray("subtasks");
         Map<String, String> agents = new LinkedHashMap<>();
         for (SubTask t : plan.subTasks()) {
             String agent = place.agent() + "/" + t.id();
             if (ledger.agentUsed(agent)) agent = agent + "@" + round; // a re-plan may reuse an id: the agent path stays unique
             agents.put(t.id(), agent);
-            ObjectNode n = list.addObject().put("id", t.id()).put("agent", agent).put("goal", t.goal()).put("mode", t.mode().wire());
-            t.dependsOn().forEach(n.putArray("depends_on")::add);
         }
-        ArrayNode stages = e.putArray("stages");
-        for (List<String> stage : plan.stages()) stage.forEach(stages.addArray()::add);
-        e.put("join", plan.join().describe());
-        trace.emit(e);
+        events.planAccepted(place.agent(), round, s.turn(), plan, agents);
         record(new SwarmEvent.RoundPlanned(round, s.turn(), plan, agents));
         current = new SpawnRound(ledger.current().state(), s.turn(), s.replyTo(), agents);
         rounds.add(current);
         spend(plan.subTasks().size(), 0, 0);
-        if (current != null && exhausted == null) launch();
+        if (current != null && spending.exhausted() == null) launch();
         return next();
     }
 
@@ -455,7 +420,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             cancel(stopRound(state, "join " + state.plan().join().describe() + " reached"), "join reached");
         }
         int slots = budget.maxParallel() - running.size();
-        if (slots > 0 && exhausted == null) {
+        if (slots > 0 && spending.exhausted() == null) {
             for (SubTask t : state.ready(slots)) startAttempt(r, t);
         }
         if (state.over() || (state.joinReached() && !state.anyRunning())) endRound();
@@ -478,17 +443,14 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         RoundState state = r.state();
         String prompt = subAgentPrompt(t, state.dependencyAnswers(t));
         if (t.mode() != SubAgentMode.ORCHESTRATOR) { // a nested orchestrator announces itself
-            ObjectNode e = trace.event(agent, "agent_started").put("parent", place.agent()).put("mode", t.mode().wire())
-                    .put("goal", t.goal()).put("attempt", attempt).put("episode_id", episodeId);
-            t.dependsOn().forEach(e.putArray("depends_on")::add);
-            trace.emit(e);
+            events.subAgentStarted(agent, place.agent(), t, attempt, episodeId);
         }
         long timeLeft = TimeUnit.NANOSECONDS.toMillis(subAgentDeadlineAtNanos - System.nanoTime());
         running.put(episodeId, new Attempt(episodeId, agent, t.id(), attempt, System.nanoTime(), state,
                 ledger.running().get(episodeId).onSwarmClock()));
         if (t.mode() == SubAgentMode.ORCHESTRATOR) {
-            SwarmBudget lease = budget.lease(budget.maxSubAgents() - subAgentsUsed, budget.maxTurns() - turnsUsed,
-                    budget.maxTokens() - tokensUsed, Duration.ofMillis(Math.max(1, timeLeft)));
+            SwarmBudget lease = budget.lease(budget.maxSubAgents() - spending.subAgents(), budget.maxTurns() - spending.turns(),
+                    budget.maxTokens() - spending.tokens(), Duration.ofMillis(Math.max(1, timeLeft)));
             Place under = new Place(place.runId(), agent, place.depth() + 1, getContext().getSelf());
             ActorRef<Command> child = getContext().spawnAnonymous(journal != null
                     ? createDurable(settings.withBudget(lease), under, task.part(prompt), route, trace, trajectoryStore, nestedAnswers)
@@ -497,8 +459,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             nested.put(agent, child);
             return;
         }
-        EpisodeSpec spec = settings.subAgentSpec(t, (int) Math.min(Integer.MAX_VALUE, budget.maxTurns() - turnsUsed),
-                (int) Math.min(Integer.MAX_VALUE, budget.maxTokens() - tokensUsed), Math.max(1, timeLeft));
+        EpisodeSpec spec = settings.subAgentSpec(t, (int) Math.min(Integer.MAX_VALUE, budget.maxTurns() - spending.turns()),
+                (int) Math.min(Integer.MAX_VALUE, budget.maxTokens() - spending.tokens()), Math.max(1, timeLeft));
         // A part of the swarm's task: the task's suite environment (its tools' state) comes with it, unscored.
         route.tell(episodeId, new RunEpisode(episodeId, place.runId(), task.part(prompt), spec, 0, answers, episodeLink)
                 .withHistory(history));
@@ -521,18 +483,16 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         Attempt a = running.remove(t.episodeId());
         if (a == null) return this; // a second answer (a re-sent episode) or one already taken as lost
         timers.cancel(new Lost(t.episodeId()));
-        long[] before = reported.remove(t.episodeId());
-        long dTurns = t.stats().turns() - (before == null ? 0 : before[0]);
-        long dTokens = t.stats().completionTokens() - (before == null ? 0 : before[1]);
+        long[] added = spending.settle(t.episodeId(), t.stats().turns(), t.stats().completionTokens());
         serialNanos += t.stats().wallNanos();
         trajectories.computeIfAbsent(a.agent(), k -> new ArrayList<>()).add(t);
         String ref = durable() ? trajectoryStore.write(t) : null;
-        trace.emitMessages(a.agent(), a.startNanos(), t);
+        events.messages(a.agent(), a.startNanos(), t);
         if (t.stopReason() == StopReason.DEADLINE && a.onSwarmClock()) {
             // Its time ran out because the swarm's did: that is the deadline budget, not a sub-agent to retry.
             exhaustDeadline();
         }
-        spend(0, dTurns, dTokens); // may spend a budget, which stops the round: then no retry
+        spend(0, added[0], added[1]); // may spend a budget, which stops the round: then no retry
         RoundState state = a.round();
         long steps = t.stats().turns();
         long tokens = t.stats().completionTokens();
@@ -543,11 +503,11 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             ended(a, SwarmEvent.Outcome.CANCELLED, t.error() != null ? t.error() : t.stopReason() == StopReason.DEADLINE
                     ? "the swarm's deadline" : "cancelled", steps, tokens, t.stats().turns(), ref);
             finished(a, t, "cancelled", why(t));
-        } else if (retryable(t) && a.attempt() <= settings.retries() && exhausted == null
+        } else if (retryable(t) && a.attempt() <= settings.retries() && spending.exhausted() == null
                 && state.stoppedBecause() == null && current != null && state == current.state()) {
             finished(a, t, "failed", why(t));
             ended(a, SwarmEvent.Outcome.RETRIED, why(t), steps, tokens, t.stats().turns(), ref);
-            trace.emit(trace.event(a.agent(), "retry").put("attempt", a.attempt() + 1).put("reason", why(t)));
+            events.retry(a.agent(), a.attempt() + 1, why(t));
             startAttempt(current, state.plan().subTask(a.subTaskId()));
         } else {
             ended(a, SwarmEvent.Outcome.FAILED, why(t), steps, tokens, t.stats().turns(), ref);
@@ -558,10 +518,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     }
 
     private void finished(Attempt a, Trajectory t, String state, String error) {
-        ObjectNode e = trace.event(a.agent(), "agent_finished").put("state", state).put("stop_reason", t.stopReason().name())
-                .put("answer", t.finalAnswer()).put("error", error).put("turns", t.stats().turns())
-                .put("tokens", t.stats().completionTokens()).put("attempt", a.attempt());
-        trace.emit(e);
+        events.agentFinished(a.agent(), t, state, error, a.attempt());
     }
 
     /** A crash, a failing policy, its own deadline, or any other failure of the infrastructure under it (a tool's server down). */
@@ -619,8 +576,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
         nested.remove(s.agent());
         Attempt a = running.remove(episodeId(s.agent(), 1));
         if (a == null) return this;
-        trace.emit(trace.event(s.agent(), "agent_finished").put("state", "failed").put("stop_reason", StopReason.CRASHED.name())
-                .putNull("answer").put("error", "the nested orchestrator crashed").put("turns", 0).put("tokens", 0).put("attempt", 1));
+        events.nestedCrashed(s.agent());
         ended(a, SwarmEvent.Outcome.FAILED, "the nested orchestrator crashed", 0, 0, 0);
         launch();
         return next();
@@ -632,7 +588,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private void record(SwarmEvent e) {
         ledger.apply(e);
         if (!durable()) return;
-        unconfirmed.add(e);
+        outbox.add(e);
         sendToJournal();
     }
 
@@ -643,8 +599,8 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
      * being opened again, events wait here; it gets them when it is ready.
      */
     private void sendToJournal() {
-        if (journal == null || sent > confirmed || unconfirmed.isEmpty()) return;
-        long wait = lastWriteNanos + writeIntervalNanos - System.nanoTime();
+        if (journal == null || !outbox.canSend()) return;
+        long wait = outbox.waitNanos(System.nanoTime());
         if (wait > 0 && pendingResult == null && awaitingWrite.isEmpty()) {
             if (!writeScheduled) {
                 writeScheduled = true;
@@ -652,16 +608,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             }
             return;
         }
-        journal.tell(new SwarmJournal.Append(confirmed, List.copyOf(unconfirmed)));
-        sent = confirmed + unconfirmed.size();
-        lastWriteNanos = System.nanoTime();
-    }
-
-    /** {@code agentswarm.swarm.journal.write-interval}, checked. */
-    static Duration writeInterval(com.typesafe.config.Config config) {
-        Duration d = config.getDuration("agentswarm.swarm.journal.write-interval");
-        if (d.isNegative()) throw new IllegalArgumentException("agentswarm.swarm.journal.write-interval is " + d + "; use 0 or more");
-        return d;
+        journal.tell(outbox.takeBatch(System.nanoTime()));
     }
 
     private boolean durable() {
@@ -671,11 +618,11 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     /** A durable swarm's result goes out once its journal holds every event: the answer depends on all of them. */
     private void replyWhenWritten() {
         awaitingWrite.removeIf(w -> {
-            if (w.events() > confirmed) return false;
+            if (w.events() > outbox.confirmed()) return false;
             w.replyTo().tell(w.reply());
             return true;
         });
-        if (pendingResult != null && unconfirmed.isEmpty()) {
+        if (pendingResult != null && outbox.allConfirmed()) {
             replyTo.tell(pendingResult);
             pendingResult = null;
         }
@@ -709,25 +656,18 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
             if (from.reply() instanceof SwarmJournal.Ready) return next();
         }
         if (from.reply() instanceof SwarmJournal.Written w) {
-            long done = Math.min(w.events(), confirmed + unconfirmed.size());
-            if (done > confirmed) {
-                unconfirmed.subList(0, (int) (done - confirmed)).clear();
-                confirmed = done;
-            }
-            if (w.events() < sent) sent = confirmed; // the journal refused part of a batch (a gap): send from what it has
+            outbox.written(w.events());
             sendToJournal();
             replyWhenWritten();
             return next();
         } else if (from.reply() instanceof SwarmJournal.Ready r) {
             // A journal opened again after a failed write: it has what reached the database; send the rest again.
             long have = r.events();
+            long confirmed = outbox.confirmed();
             if (have < confirmed) {
                 getContext().getLog().error("the journal of {} lost confirmed events ({} of {})", place.agent(), have, confirmed);
             }
-            long from0 = Math.max(have, confirmed);
-            unconfirmed.subList(0, (int) Math.min(unconfirmed.size(), from0 - confirmed)).clear();
-            confirmed = from0;
-            sent = confirmed;
+            outbox.reopened(have);
             sendToJournal();
             replyWhenWritten();
             return next();
@@ -755,8 +695,9 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     /** A journal that is not this swarm's to resume or write: the trace and the caller hear why; nothing ran. */
     private static void refuse(String why, Place place, Task task, SwarmTrace trace, ActorRef<SwarmResult> replyTo) {
-        trace.emit(trace.event(place.agent(), "journal_refused").put("error", why));
-        replyTo.tell(SwarmResult.withoutRun(place.agent(), episodeId(place, 1), place.runId(), task.id(), null, StopReason.CRASHED, why,
+        new SwarmTraceEvents(trace).journalRefused(place.agent(), why);
+        String episodeId = SwarmEpisodeIds.of(place.runId(), place.agent(), 1);
+        replyTo.tell(SwarmResult.withoutRun(place.agent(), episodeId, place.runId(), task.id(), null, StopReason.CRASHED, why,
                 null, new SwarmResult.Metrics(0, 0, 0, 0, 0, 0, 0, 0, 0)));
     }
 
@@ -764,7 +705,7 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private Behavior<Command> onJournalStopped() {
         journal = null;
         journalOpening = false; // the journal opened again recovers before it answers, as any resumed one
-        sent = confirmed; // the batch in flight may not have made it
+        outbox.inFlightLost(); // the batch in flight may not have made it
         timers.startSingleTimer(ReopenJournal.INSTANCE, settings.lostAfter().dividedBy(10).plusMillis(200));
         return this;
     }
@@ -786,24 +727,16 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     /** Counts spending here and, for a nested orchestrator, up the tree; a budget passed is exhausted. */
     private void spend(int subAgents, long turns, long tokens) {
         if (subAgents == 0 && turns == 0 && tokens == 0) return;
-        subAgentsUsed += subAgents;
-        turnsUsed += turns;
-        tokensUsed += tokens;
+        SwarmSpending.Passed passed = spending.add(subAgents, turns, tokens);
         if (place.parent() != null) place.parent().tell(new ChildUsage(subAgents, turns, tokens));
-        if (turnsUsed >= budget.maxTurns()) exhaust("turns", turnsUsed + " of " + budget.maxTurns() + " policy turns used");
-        else if (tokensUsed >= budget.maxTokens()) exhaust("tokens", tokensUsed + " of " + budget.maxTokens() + " tokens generated");
-        else if (subAgentsUsed > budget.maxSubAgents()) {
-            exhaust("subagents", subAgentsUsed + " sub-agents spawned, over the budget of " + budget.maxSubAgents());
-        }
+        if (passed != null) exhaust(passed.budget(), passed.detail());
     }
 
     /** A spent budget stops the round: running sub-agents are cancelled, pending ones skipped; the observation says why. */
     private void exhaust(String which, String detail) {
-        if (exhausted != null) return;
-        exhausted = which;
-        exhaustedDetail = detail;
+        if (!spending.exhaust(which, detail)) return;
         record(new SwarmEvent.BudgetExhausted(which, detail));
-        trace.emit(trace.event(place.agent(), "budget_exhausted").put("budget", which).put("detail", detail));
+        events.budgetExhausted(place.agent(), which, detail);
         if (current != null) {
             cancel(stopRound(current.state(), which + " budget spent"), which + " budget spent");
             launch();
@@ -849,22 +782,22 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     /** What a round's spawn call returns: each sub-task's answer or what became of it. */
     private SpawnOutcome outcomeOf(SpawnRound r) {
-        String preface = exhausted == null ? null : "Stopped early (" + exhaustedDetail + "): sub-agents still running were cancelled. "
-                + "Finish with what you have.";
+        String preface = spending.exhausted() == null ? null : "Stopped early (" + spending.exhaustedDetail()
+                + "): sub-agents still running were cancelled. Finish with what you have.";
         // The answers share the orchestrator's tool-result size, so a wide round shows every answer, shorter.
         int share = (settings.base().maxToolResultChars() - 400) / Math.max(1, r.state().plan().subTasks().size());
         int perAnswer = Math.max(80, Math.min(settings.maxAnswerChars(), share));
-        return new SpawnOutcome(r.state().observation(preface, perAnswer), exhausted == null);
+        return new SpawnOutcome(r.state().observation(preface, perAnswer), spending.exhausted() == null);
     }
 
     private Behavior<Command> onOwnEpisodeDone(Trajectory t) {
         if (own != null) return this;
         own = t;
         timers.cancel(new Lost(ownEpisodeId));
-        long[] before = reported.remove(ownEpisodeId);
+        long[] added = spending.settle(ownEpisodeId, t.stats().turns(), t.stats().completionTokens());
         serialNanos += t.stats().wallNanos();
-        trace.emitMessages(place.agent(), startNanos, t);
-        spend(0, t.stats().turns() - (before == null ? 0 : before[0]), t.stats().completionTokens() - (before == null ? 0 : before[1]));
+        events.messages(place.agent(), startNanos, t);
+        spend(0, added[0], added[1]);
         if (current != null) {
             // The orchestrator ended mid-round (deadline, cancel): its sub-agents are cancelled, and their answers still kept.
             cancel(stopRound(current.state(), "the orchestrator ended"), "the orchestrator ended");
@@ -878,42 +811,18 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
     private void finishSwarm() {
         if (current != null || finished) return;
         finished = true;
-        List<CriticalSteps.Round> steps = new ArrayList<>();
-        int previousTurn = 0;
-        List<SwarmResult.SubAgent> subAgents = new ArrayList<>();
-        List<String> missing = new ArrayList<>();
-        for (SpawnRound r : rounds) {
-            steps.add(new CriticalSteps.Round(Math.max(0, r.turnAtSpawn() - previousTurn), r.state().plan(), r.state().steps()));
-            previousTurn = r.turnAtSpawn();
-            for (SubTask t : r.state().plan().subTasks()) {
-                RoundState.Status s = r.state().status(t.id());
-                String agent = r.agents().get(t.id());
-                subAgents.add(new SwarmResult.SubAgent(agent, r.state().round(), t, s.state(), s.answer(), s.detail(), s.attempts(),
-                        s.steps(), s.tokens(), trajectories.getOrDefault(agent, List.of()), nestedResults.get(agent)));
-                if (s.state() != RoundState.State.DONE) missing.add(agent);
-                else if (nestedResults.containsKey(agent)) missing.addAll(nestedResults.get(agent).missing());
-            }
-        }
-        steps.add(new CriticalSteps.Round(Math.max(0, own.stats().turns() - previousTurn), null, null));
-        CriticalSteps.Summary cs = CriticalSteps.of(steps);
+        SwarmTally tally = SwarmTally.of(ledger.rounds(), own.stats().turns(), trajectories, nestedResults);
+        List<String> missing = tally.missing();
+        CriticalSteps.Summary cs = tally.steps();
         long wall = System.nanoTime() - startNanos;
         SwarmResult.Metrics m = new SwarmResult.Metrics(cs.critical(), cs.total(), cs.parallelism(), wall, serialNanos,
-                subAgentsUsed, turnsUsed, tokensUsed, rounds.size());
+                spending.subAgents(), spending.turns(), spending.tokens(), rounds.size());
         String answer = own.stopReason() == StopReason.FINAL_ANSWER ? own.finalAnswer() : null;
         record(new SwarmEvent.SwarmEnded(answer, own.stopReason(), own.error(), own.stats().turns(), own.stats().completionTokens()));
-        SwarmResult result = new SwarmResult(place.agent(), answer, own.stopReason(), own.error(), own, subAgents, missing,
-                exhausted, m, null);
-        ObjectNode fin = trace.event(place.agent(), "agent_finished").put("state", answer != null ? "done"
-                        : own.stopReason() == StopReason.CANCELLED ? "cancelled" : "failed")
-                .put("stop_reason", own.stopReason().name()).put("answer", answer).put("error", own.error())
-                .put("turns", own.stats().turns()).put("tokens", own.stats().completionTokens()).put("attempt", 1);
-        trace.emit(fin);
-        if (place.parent() == null) {
-            ObjectNode e = trace.event(place.agent(), "swarm_finished").put("answer", answer);
-            missing.forEach(e.putArray("missing")::add);
-            e.set("metrics", metricsJson(m));
-            trace.emit(e);
-        }
+        SwarmResult result = new SwarmResult(place.agent(), answer, own.stopReason(), own.error(), own, tally.subAgents(), missing,
+                spending.exhausted(), m, null);
+        events.orchestratorFinished(place.agent(), own, answer);
+        if (place.parent() == null) events.swarmFinished(place.agent(), answer, missing, m);
         if (durable()) {
             pendingResult = result;
             sendToJournal(); // the answer waits on this write: it goes now
@@ -925,45 +834,25 @@ public final class Orchestrator extends AbstractBehavior<Orchestrator.Command> {
 
     /** The metrics as the trace and the command line's JSON show them. */
     public static ObjectNode metricsJson(SwarmResult.Metrics m) {
-        ObjectNode o = Json.object();
-        o.put("critical_steps", m.criticalSteps()).put("total_steps", m.totalSteps())
-                .put("parallelism", Math.round(m.parallelism() * 1000) / 1000.0)
-                .put("wall_ms", Math.round(m.wallNanos() / 1e4) / 100.0).put("serial_ms", Math.round(m.serialNanos() / 1e4) / 100.0)
-                .put("wall_over_serial", m.serialNanos() == 0 ? 0 : Math.round(1e4 * m.wallNanos() / (double) m.serialNanos()) / 1e4)
-                .put("subagents", m.subAgents()).put("turns", m.turns()).put("tokens", m.tokens()).put("rounds", m.rounds());
-        return o;
+        return SwarmTraceEvents.metricsJson(m);
     }
 
     private String episodeId(String agent, int attempt) {
-        return place.runId() + ":" + agent + (attempt > 1 ? "#" + attempt : "");
+        return SwarmEpisodeIds.of(place.runId(), agent, attempt);
     }
 
-    private static String episodeId(Place place, int attempt) {
-        return place.runId() + ":" + place.agent() + (attempt > 1 ? "#" + attempt : "");
-    }
-
-    // A swarm's episode ids are RUN:AGENT, with #N for attempt N > 1: RUN:root, RUN:root/a, RUN:root/a#2.
-
-    /** The run a root orchestrator's own episode id belongs to ({@code RUN:root} → {@code RUN}). */
+    /** The run a root orchestrator's own episode id belongs to ({@link SwarmEpisodeIds#runIdOf}). */
     public static String runIdOf(String rootEpisodeId) {
-        return rootEpisodeId.endsWith(":root") ? rootEpisodeId.substring(0, rootEpisodeId.length() - ":root".length()) : rootEpisodeId;
+        return SwarmEpisodeIds.runIdOf(rootEpisodeId);
     }
 
-    /** The agent a swarm's episode id belongs to: {@code run-1:root/a#2} → {@code root/a}. */
+    /** The agent a swarm's episode id belongs to ({@link SwarmEpisodeIds#agentOf}). */
     public static String agentOf(String episodeId) {
-        String s = episodeId.substring(episodeId.indexOf(':') + 1);
-        int hash = s.lastIndexOf('#');
-        return hash < 0 ? s : s.substring(0, hash);
+        return SwarmEpisodeIds.agentOf(episodeId);
     }
 
-    /** Which attempt of its agent a swarm's episode id is (1 for the first). */
+    /** Which attempt of its agent a swarm's episode id is ({@link SwarmEpisodeIds#attemptOf}). */
     public static int attemptOf(String episodeId) {
-        int hash = episodeId.lastIndexOf('#');
-        return hash < 0 ? 1 : Integer.parseInt(episodeId.substring(hash + 1));
-    }
-
-    private static String parentOf(String agent) {
-        int slash = agent.lastIndexOf('/');
-        return slash < 0 ? null : agent.substring(0, slash);
+        return SwarmEpisodeIds.attemptOf(episodeId);
     }
 }
