@@ -27,7 +27,7 @@ import org.junit.jupiter.api.TestInstance;
 class JournalWriteIntervalTest {
 
     private final ActorTestKit kit = ActorTestKit.create("write-interval", ConfigFactory.parseString(
-                    "agentswarm.swarm.journal.write-interval = 6 s")
+                    "agentswarm.swarm.journal.write-interval = 10 s")
             .withFallback(PersistenceTestKitPlugin.getInstance().config())
             .withFallback(ConfigFactory.parseString("pekko.persistence.testkit.events.serialize = on"))
             .withFallback(EpisodeHarness.TEST_CONFIG));
@@ -49,9 +49,10 @@ class JournalWriteIntervalTest {
         SwarmResult r = result.receiveMessage(Duration.ofSeconds(30));
         long tookMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(Integer.toString(DurableSwarmScenario.EXPECTED), r.answer(), r.toString());
-        // The swarm itself takes about 1.5 s (the orchestrator's scripted pause) plus a cold start of up to
-        // a second on 2 cores; an answer held by the interval would take 6 s more than its last event.
-        assertTrue(tookMs < 4_500, "the answer waited for the write interval: " + tookMs + " ms");
+        // The swarm itself takes about 1.5 s (the orchestrator's scripted pause) plus a cold start of up to a
+        // second on a quiet 2-core machine, up to 6 s on a loaded one; an answer held by the interval would
+        // take 10 s more than its last event.
+        assertTrue(tookMs < 8_000, "the answer waited for the write interval: " + tookMs + " ms");
 
         String id = SwarmJournal.persistenceId("grouped:root").id();
         List<Object> entries = storage.persistedInStorage(id);
