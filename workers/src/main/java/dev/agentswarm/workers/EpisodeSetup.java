@@ -8,7 +8,9 @@ import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.core.protocol.EpisodeSpec;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.SamplingParams;
+import dev.agentswarm.core.protocol.ToolCall;
 import dev.agentswarm.core.protocol.ToolSpec;
+import dev.agentswarm.core.tool.FinishTool;
 import dev.agentswarm.core.tool.SpawnSubAgentsTool;
 import dev.agentswarm.core.tool.ToolExecutor;
 import dev.agentswarm.core.tool.ToolRegistry;
@@ -76,5 +78,18 @@ public final class EpisodeSetup {
             if (offered.get(i).spec() != toolSpecs.get(i)) return false;
         }
         return true;
+    }
+
+    /**
+     * A {@code finish} call ends the episode with its answer (when the tool is offered and the answer
+     * is a string). Other calls of the same turn are not run: the model said it was done.
+     */
+    String finishAnswer(List<ToolCall> calls) {
+        if (!finishOffered) return null;
+        for (ToolCall call : calls) {
+            String answer = FinishTool.answerOf(call);
+            if (answer != null) return answer;
+        }
+        return null;
     }
 }
