@@ -291,9 +291,10 @@ class ServeHostileClientsTest {
     void aServedSwarmsAgentsGetOnlyTheBuiltInToolsUnlessAllowed() {
         assertEquals(java.util.Set.of("calculator", "finish"), serving.tools());
         Config allowPython = ConfigFactory.parseString("agentswarm.serve.swarm.tools = [python]").withFallback(config);
-        assertTrue(ServingNode.swarmTools(allowPython, List.of("python")).names().containsAll(List.of("calculator", "finish", "python")));
-        assertFalse(ServingNode.swarmTools(allowPython, List.of("python")).names().contains("bash"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServingNode.swarmTools(config, List.of("rm_rf")));
+        assertTrue(ServingNode.swarmTools(allowPython).names().containsAll(List.of("calculator", "finish", "python")));
+        assertFalse(ServingNode.swarmTools(allowPython).names().contains("bash"));
+        Config allowUnknown = ConfigFactory.parseString("agentswarm.serve.swarm.tools = [rm_rf]").withFallback(config);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServingNode.swarmTools(allowUnknown));
         assertTrue(e.getMessage().contains("agentswarm.serve.swarm.tools") && e.getMessage().contains("rm_rf"), e.getMessage());
     }
 
