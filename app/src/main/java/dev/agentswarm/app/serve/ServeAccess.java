@@ -2,9 +2,8 @@ package dev.agentswarm.app.serve;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.agentswarm.app.LoopbackHost;
 import dev.agentswarm.core.json.Json;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.function.Supplier;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpEntity;
@@ -21,7 +20,7 @@ import org.apache.pekko.http.javadsl.server.Route;
  */
 public final class ServeAccess extends AllDirectives {
 
-    static final String INSECURE_WARNING = "this server takes requests without an API key on a non-loopback address"
+    public static final String INSECURE_WARNING = "this server takes requests without an API key on a non-loopback address"
             + " (--insecure): anyone who reaches its port can use it";
 
     private final ApiKeys keys;
@@ -39,9 +38,12 @@ public final class ServeAccess extends AllDirectives {
         return new ServeAccess(ApiKeys.none(), false, false);
     }
 
-    /** Refuses a {@code host} that other machines can reach when no key is set, unless insecure. */
+    /**
+     * Refuses a {@code host} that other machines can reach when no key is set, unless insecure; whether
+     * it is a loopback one is judged from its text ({@link LoopbackHost}).
+     */
     public void checkHost(String host) {
-        if (keys.required() || insecure || loopback(host)) return;
+        if (keys.required() || insecure || LoopbackHost.is(host)) return;
         throw new IllegalArgumentException("--host " + host + " takes requests from other machines, and no API key is set:"
                 + " give one with --api-key KEY or the SWARM_API_KEY environment variable (clients send it as"
                 + " \"Authorization: Bearer KEY\"), or --insecure to serve anyone who can reach the port");
@@ -50,15 +52,6 @@ public final class ServeAccess extends AllDirectives {
     /** Whether anyone may use the API from anywhere: said at start and in {@code /ready}. */
     public boolean warns() {
         return insecure && !keys.required();
-    }
-
-    static boolean loopback(String host) {
-        try {
-            for (InetAddress a : InetAddress.getAllByName(host)) if (!a.isLoopbackAddress()) return false;
-            return true;
-        } catch (UnknownHostException e) {
-            return false; // the binding will fail anyway; never count an unknown name as safe
-        }
     }
 
     /** {@code api} and the node's {@code endpoints} (/metrics, /alive, /ready) behind the keys. */

@@ -228,6 +228,11 @@ class ServeHostileClientsTest {
         ServeAccess.loopbackOnly().checkHost("127.0.0.1");
         ServeAccess.loopbackOnly().checkHost("localhost");
         ServeAccess.loopbackOnly().checkHost("::1");
+        // The same rule as a cluster node's plain TCP (LoopbackHost): judged from the text, no name looked up.
+        ServeAccess.loopbackOnly().checkHost("[::1]");
+        ServeAccess.loopbackOnly().checkHost("127.8.9.10");
+        assertThrows(IllegalArgumentException.class, () -> ServeAccess.loopbackOnly().checkHost("::2"));
+        assertThrows(IllegalArgumentException.class, () -> ServeAccess.loopbackOnly().checkHost("localhost.example.com"));
         new ServeAccess(ApiKeys.of(List.of(KEY)), false, false).checkHost("0.0.0.0");
 
         // The command refuses before loading a model (it would otherwise serve, and this would time out).
