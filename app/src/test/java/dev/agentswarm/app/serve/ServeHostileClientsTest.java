@@ -23,6 +23,7 @@ import dev.agentswarm.core.protocol.FinishReason;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.ToolSpec;
+import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.policy.embedded.Generation;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -46,6 +47,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -124,6 +126,19 @@ class ServeHostileClientsTest {
         while (java.nio.file.Files.exists(expiredRun) && System.nanoTime() < deadline) Thread.sleep(20);
         assertFalse(java.nio.file.Files.exists(expiredRun), "a served swarm's folder 30 days old (keep-runs 7 d)");
         assertTrue(java.nio.file.Files.exists(otherRun), "another command's folder is not the server's");
+    }
+
+    @Test
+    void expiredFoldersAreLookedForAgainWithoutARequest() throws Exception {
+        Path runs = Path.of("target", "hostile-sweep-runs");
+        var system = serving.node().system();
+        new SwarmChat(serving.node(), SwarmSettings.fromConfig(config, java.util.Set.of("calculator", "finish")), runs,
+                system.dispatchers().lookup(DispatcherSelector.blocking()), ServeSettings.fromConfig(config), Duration.ofMillis(200));
+        Thread.sleep(500); // past the sweep at start: only a later one can find this folder
+        Path expired = oldFolder(runs.resolve("serve-swarm-20250101-000000-2"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (java.nio.file.Files.exists(expired) && System.nanoTime() < deadline) Thread.sleep(20);
+        assertFalse(java.nio.file.Files.exists(expired), "a folder that expired while the server ran, no swarm requested");
     }
 
     @AfterAll
