@@ -98,8 +98,9 @@ public final class SwarmChat {
         Path dir = runsRoot.resolve(RunDirs.stamped("serve-swarm") + "-" + n);
         return new Run(dir, CompletableFuture.supplyAsync(() -> {
             try {
-                Files.createDirectories(dir);
-            } catch (java.io.IOException e) {
+                Files.createDirectories(runsRoot);
+                RunDirs.createOwnerOnly(dir); // traces hold model output and tool results
+            } catch (IOException e) {
                 throw ApiError.internal("cannot create the run folder " + dir + ": " + e.getMessage());
             }
             return SwarmTrace.toFile(dir.resolve("trace.jsonl"), event -> {});
