@@ -86,7 +86,7 @@ public final class ServingNode implements AutoCloseable {
                         node.system().dispatchers().lookup(DispatcherSelector.blocking()), serve);
             }
             OpenAiRoutes routes = new OpenAiRoutes(List.of(PolicyServerModel.of(modelId, policy, node.system())), swarm, serve);
-            Route all = access.route(routes.route(), NodeEndpoints.of(node.system()).route());
+            Route all = access.route(routes.route(), NodeEndpoints.of(node.system(), access.warning()).route());
             ServerBinding binding = OpenAiServer.bind(node.system(), host, port, all, serve.idleTimeout())
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
             return new ServingNode(node, routes, binding, policy, tools);

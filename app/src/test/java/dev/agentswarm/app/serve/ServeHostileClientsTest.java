@@ -231,7 +231,7 @@ class ServeHostileClientsTest {
     private ServerBinding bind(ServeAccess access, OpenAiRoutes routes) throws Exception {
         var system = serving.node().system();
         return OpenAiServer.bind(system, "127.0.0.1", 0,
-                access.route(routes.route(), dev.agentswarm.app.metrics.NodeEndpoints.of(system).route()),
+                access.route(routes.route(), dev.agentswarm.app.metrics.NodeEndpoints.of(system, access.warning()).route()),
                 ServeSettings.fromConfig(config).idleTimeout()).toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
 
