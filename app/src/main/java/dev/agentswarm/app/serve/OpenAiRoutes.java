@@ -103,7 +103,8 @@ public final class OpenAiRoutes extends AllDirectives {
      * a newline every interval before its JSON, so the binding's short idle timeout does not cut a long
      * generation or swarm. The price: an error found after that (a timed-out generation, a swarm without
      * an answer) comes as the OpenAI error object in a 200; errors found at once (400, 401, 404, 429)
-     * keep their status. Streams keep their connection with SSE comments instead.
+     * keep their status. Streams keep their connection with SSE comments instead. The response carries
+     * {@code headers} either way.
      */
     private CompletionStage<HttpResponse> patient(CompletionStage<HttpResponse> answer, Materializer materializer,
                                                   List<HttpHeader> headers) {
@@ -121,7 +122,7 @@ public final class OpenAiRoutes extends AllDirectives {
         });
         answer.whenComplete((r, e) -> {
             timer.cancel();
-            out.complete(r != null ? r : error(e));
+            out.complete((r != null ? r : error(e)).addHeaders(headers));
         });
         return out;
     }
@@ -328,8 +329,7 @@ public final class OpenAiRoutes extends AllDirectives {
         }
         CompletionStage<HttpResponse> answer = run.result().thenApply(r -> r.answered()
                 ? json(200, SwarmAnswers.completion(id, now, r)) : error(unanswered(r, trace)));
-        return patient(answer.exceptionally(OpenAiRoutes::error), materializer, List.of(traceHeader))
-                .thenApply(r -> r.getHeader(TRACE_HEADER).isPresent() ? r : r.addHeader(traceHeader));
+        return patient(answer.exceptionally(OpenAiRoutes::error), materializer, List.of(traceHeader));
     }
 
     private static ApiError unanswered(SwarmResult r, String trace) {
