@@ -34,6 +34,7 @@ import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.BoundedSourceQueue;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.QueueOfferResult;
+import scala.concurrent.duration.FiniteDuration;
 
 /**
  * The OpenAI API's {@code GET /v1/models}, {@code GET /v1/models/{id}} and
@@ -109,7 +110,7 @@ public final class OpenAiRoutes extends AllDirectives {
     private CompletionStage<HttpResponse> patient(CompletionStage<HttpResponse> answer, Materializer materializer,
                                                   List<HttpHeader> headers) {
         CompletableFuture<HttpResponse> out = new CompletableFuture<>();
-        var timer = materializer.scheduleOnce(scala.concurrent.duration.FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
+        var timer = materializer.scheduleOnce(FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
             if (out.isDone()) return;
             CompletionStage<HttpResponse> late = answer.exceptionally(OpenAiRoutes::error);
             Source<ByteString, NotUsed> body = Source.completionStage(late)
@@ -292,7 +293,7 @@ public final class OpenAiRoutes extends AllDirectives {
             }
         }
         // Begun or not, the response starts before the binding's idle timeout could cut it.
-        var begin = materializer.scheduleOnce(scala.concurrent.duration.FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
+        var begin = materializer.scheduleOnce(FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
             synchronized (chat) {
                 if (!response.isDone()) response.complete(sse(body));
             }
