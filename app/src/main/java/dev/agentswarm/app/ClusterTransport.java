@@ -1,7 +1,6 @@
 package dev.agentswarm.app;
 
 import com.typesafe.config.Config;
-import java.util.regex.Pattern;
 
 /**
  * Whether a node may start with its transport: a node that other machines can reach must speak TLS
@@ -17,9 +16,6 @@ public final class ClusterTransport {
     static final String CANONICAL = "pekko.remote.artery.canonical.hostname";
     static final String BIND = "pekko.remote.artery.bind.hostname";
     static final String TRANSPORT = "pekko.remote.artery.transport";
-
-    /** 127.0.0.0/8, ::1 (in its spellings) and localhost: names that never leave this machine. */
-    private static final Pattern LOOPBACK = Pattern.compile("(?i)localhost|127(\\.\\d{1,3}){3}|\\[?(::1|0:0:0:0:0:0:0:1)]?");
 
     private ClusterTransport() {}
 
@@ -45,17 +41,12 @@ public final class ClusterTransport {
     /** The canonical or bind host when it is not a loopback one (null when neither is exposed). */
     private static String exposedHost(Config config) {
         String canonical = config.getString(CANONICAL);
-        if (!isLoopback(canonical)) return "'" + canonical + "' (" + CANONICAL + ")";
+        if (!LoopbackHost.is(canonical)) return "'" + canonical + "' (" + CANONICAL + ")";
         // Pekko binds to the canonical host unless told otherwise; a bind host of 0.0.0.0 listens on every interface.
         if (config.hasPath(BIND)) {
             String bind = config.getString(BIND);
-            if (!bind.isEmpty() && !isLoopback(bind)) return "'" + bind + "' (" + BIND + ")";
+            if (!bind.isEmpty() && !LoopbackHost.is(bind)) return "'" + bind + "' (" + BIND + ")";
         }
         return null;
-    }
-
-    /** Whether {@code host} is a loopback name or address, judged from its text (no name is looked up). */
-    static boolean isLoopback(String host) {
-        return LOOPBACK.matcher(host.strip()).matches();
     }
 }

@@ -2,6 +2,7 @@ package dev.agentswarm.app;
 
 import dev.agentswarm.core.protocol.Trajectory;
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigUtil;
 import dev.agentswarm.core.tool.Tool;
 import dev.agentswarm.core.tool.ToolRegistry;
 import dev.agentswarm.workers.SandboxPool;
@@ -40,6 +41,45 @@ public final class EpisodeRuns {
         return withMcp(ownTools(config), mcpServers(config)).withIdempotency(config.getConfig("agentswarm.tools"));
     }
 
+    /**
+     * The node's tools named {@code names}, in that order, with their idempotency as
+     * {@code agentswarm.tools} sets it. Only the MCP servers that could offer one of the names (the
+     * name starts with the server's prefix and its allow/deny lists let the rest through) are started:
+     * a server's tools are known only once it runs, so one that is not needed is not run at all. A name
+     * the node does not offer is refused, prefixed with {@code namesKey} (where the names came from).
+     * An {@code agentswarm.tools} entry for a tool of the node that is not selected is left out; one
+     * that names no tool the node could offer is refused as {@link #nodeTools} refuses it.
+     */
+    public static ToolRegistry selectTools(Config config, List<String> names, String namesKey) {
+        ToolRegistry own = ownTools(config);
+        McpSettings mcp = McpSettings.fromConfig(config);
+        List<McpSettings.Server> needed = mcp.servers().stream()
+                .filter(s -> names.stream().anyMatch(n -> own.find(n).isEmpty() && mayOffer(s, n))).toList();
+        ToolRegistry offered = withMcp(own, mcpServers(new McpSettings(needed)));
+        ToolRegistry chosen;
+        try {
+            chosen = offered.select(names);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(namesKey + ": " + e.getMessage(), e);
+        }
+        Config idempotency = config.getConfig("agentswarm.tools");
+        for (String name : idempotency.root().keySet()) {
+            if (chosen.find(name).isPresent()) continue;
+            if (own.find(name).isEmpty() && mcp.servers().stream().noneMatch(s -> mayOffer(s, name))) {
+                throw new IllegalArgumentException(ConfigUtil.joinPath("agentswarm", "tools", name)
+                        + " names no tool of this node or of its MCP servers' prefixes; it offers " + own.names().stream().sorted().toList()
+                        + (mcp.servers().isEmpty() ? "" : " and its MCP servers' tools"));
+            }
+            idempotency = idempotency.root().withoutKey(name).toConfig();
+        }
+        return chosen.withIdempotency(idempotency);
+    }
+
+    /** Whether MCP server {@code server} could offer a tool named {@code name}, judged from its settings alone. */
+    private static boolean mayOffer(McpSettings.Server server, String name) {
+        return name.startsWith(server.prefix()) && server.allows(name.substring(server.prefix().length()));
+    }
+
     /** The tools of the node itself: the built-ins and the sandbox's code tools. */
     public static ToolRegistry ownTools(Config config) {
         ToolRegistry tools = builtInTools();
@@ -70,7 +110,7 @@ public final class EpisodeRuns {
         for (Tool t : mcp.tools()) {
             if (tools.find(t.name()).isPresent()) {
                 String server = mcp.serverOf(t.name()).orElse("?");
-                String key = com.typesafe.config.ConfigUtil.joinPath("agentswarm", "mcp", "servers", server);
+                String key = ConfigUtil.joinPath("agentswarm", "mcp", "servers", server);
                 throw new IllegalArgumentException(key + ": its tool '" + t.name() + "' has the name of a tool this node already offers;"
                         + " give the server a prefix (" + key + ".prefix, now \"" + mcp.settings(server).map(McpSettings.Server::prefix).orElse("")
                         + "\")");
@@ -90,7 +130,11 @@ public final class EpisodeRuns {
      * {@link #MCP_METRICS}.
      */
     public static McpServers mcpServers(Config config) {
-        McpSettings settings = McpSettings.fromConfig(config);
+        return mcpServers(McpSettings.fromConfig(config));
+    }
+
+    /** The same, for these servers. */
+    static McpServers mcpServers(McpSettings settings) {
         if (settings.servers().isEmpty()) return McpServers.none();
         return MCP.computeIfAbsent(settings, s -> McpServers.start(s, MCP_METRICS));
     }

@@ -88,7 +88,11 @@ public final class RunDirs {
         }
     }
 
-    private static Path createOwnerOnly(Path dir) throws IOException {
+    /**
+     * Creates {@code dir} (its parent must exist) readable by its owner only (0700): a run's files hold
+     * model output and tool results. One that exists is refused ({@link FileAlreadyExistsException}).
+     */
+    public static Path createOwnerOnly(Path dir) throws IOException {
         Files.createDirectory(dir, fileAttribute(OWNER_FOLDER));
         // The attribute passes through the umask; a restrictive mode is what is meant, so it is set again.
         if (posix(dir)) Files.setPosixFilePermissions(dir, OWNER_FOLDER);

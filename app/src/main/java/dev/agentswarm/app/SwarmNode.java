@@ -41,6 +41,7 @@ import org.apache.pekko.cluster.typed.SingletonActor;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.slf4j.LoggerFactory;
 
 /**
  * One JVM of the swarm: an {@link ActorSystem} named {@code swarm} that is a cluster member with
@@ -129,7 +130,7 @@ public final class SwarmNode implements AutoCloseable {
         String insecure = ClusterTransport.check(config);
         if (insecure != null) {
             System.err.println(insecure);
-            org.slf4j.LoggerFactory.getLogger(SwarmNode.class).warn(insecure);
+            LoggerFactory.getLogger(SwarmNode.class).warn(insecure);
         }
         ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), SYSTEM_NAME, config);
         try {
@@ -346,7 +347,7 @@ public final class SwarmNode implements AutoCloseable {
         try {
             system.getWhenTerminated().toCompletableFuture().get(SHUTDOWN_LIMIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
-            org.slf4j.LoggerFactory.getLogger(SwarmNode.class).warn("node {} did not finish shutting down within {} s; leaving it",
+            LoggerFactory.getLogger(SwarmNode.class).warn("node {} did not finish shutting down within {} s; leaving it",
                     address(), SHUTDOWN_LIMIT.toSeconds());
         } catch (Exception e) {
             // shutting down anyway

@@ -15,6 +15,7 @@ import dev.agentswarm.policy.embedded.EmbeddedModel;
 import dev.agentswarm.policy.model.LoraAdapter;
 import dev.agentswarm.policy.model.LoraSettings;
 import dev.agentswarm.policy.openai.OpenAiCompatiblePolicy;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -88,14 +89,14 @@ public final class TrainingRuns {
         Path realBase;
         try {
             realBase = base.toRealPath();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalArgumentException("run " + runDir + " refused: this learner node's folder of runs " + base.toAbsolutePath()
                     + " (" + RUNS_KEY + ", swarm node --runs-dir) does not exist");
         }
         Path real;
         try {
             real = runDir.toRealPath();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             real = null;
         }
         Path shown = real != null ? real : runDir.toAbsolutePath().normalize();

@@ -24,11 +24,11 @@ class ClusterTransportTest {
     @Test
     void loopbackHostsStartOverPlainTcp() {
         for (String host : List.of("127.0.0.1", "127.8.9.10", "localhost", "::1", "[::1]", "0:0:0:0:0:0:0:1")) {
-            assertTrue(ClusterTransport.isLoopback(host), host);
+            assertTrue(LoopbackHost.is(host), host);
             assertNull(ClusterTransport.check(node("pekko.remote.artery.canonical.hostname = \"" + host + "\"")), host);
         }
         for (String host : List.of("10.1.2.3", "0.0.0.0", "128.0.0.1", "example.com", "localhost.example.com", "<getHostAddress>", "::2")) {
-            assertFalse(ClusterTransport.isLoopback(host), host);
+            assertFalse(LoopbackHost.is(host), host);
         }
     }
 

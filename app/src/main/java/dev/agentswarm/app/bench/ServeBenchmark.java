@@ -13,8 +13,10 @@ import dev.agentswarm.core.protocol.CompletionRequest;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.SamplingParams;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +65,7 @@ public final class ServeBenchmark {
     public static Map<String, Object> run(Config config, String modelId, Settings s, Consumer<String> log) throws Exception {
         List<Round> rounds = new ArrayList<>();
         // A fresh random key per run: the bench measures the check, not a secret.
-        String key = s.withKey() ? java.util.HexFormat.of().formatHex(randomBytes()) : "none";
+        String key = s.withKey() ? HexFormat.of().formatHex(randomBytes()) : "none";
         ServeAccess access = s.withKey() ? new ServeAccess(ApiKeys.of(List.of(key)), false, false) : ServeAccess.loopbackOnly();
         try (ServingNode serving = ServingNode.start(config, modelId, false, Path.of("runs"), "127.0.0.1", 0, access,
                 java.util.function.UnaryOperator.identity())) {
@@ -192,16 +194,16 @@ public final class ServeBenchmark {
                 Samples.median(reps.stream().mapToDouble(Round::cpuMsPerCompletion).toArray()));
     }
 
+    private static byte[] randomBytes() {
+        byte[] b = new byte[24];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
     /**
      * CPU time of this whole process (server, clients, model): on a machine shared with other work it
      * says what a completion costs even when the wall clock does not.
      */
-    private static byte[] randomBytes() {
-        byte[] b = new byte[24];
-        new java.security.SecureRandom().nextBytes(b);
-        return b;
-    }
-
     private static long processCpuNanos() {
         return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean())
                 .getProcessCpuTime();

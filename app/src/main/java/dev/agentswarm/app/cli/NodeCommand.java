@@ -3,9 +3,11 @@ package dev.agentswarm.app.cli;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValueFactory;
 import dev.agentswarm.app.ClusterLog;
+import dev.agentswarm.app.ClusterTransport;
 import dev.agentswarm.app.EpisodeRuns;
 import dev.agentswarm.app.JournalDatabase;
 import dev.agentswarm.app.SwarmNode;
+import dev.agentswarm.app.TrainingRuns;
 import dev.agentswarm.app.metrics.NodeReadiness;
 import dev.agentswarm.core.policy.Policy;
 import dev.agentswarm.environments.SuiteCatalog;
@@ -107,10 +109,10 @@ public final class NodeCommand implements Callable<Integer> {
                 .withValue("pekko.remote.artery.canonical.hostname", ConfigValueFactory.fromAnyRef(host))
                 .withValue("pekko.remote.artery.canonical.port", ConfigValueFactory.fromAnyRef(listen));
         if (runsDir != null) {
-            cfg = cfg.withValue(dev.agentswarm.app.TrainingRuns.RUNS_KEY, ConfigValueFactory.fromAnyRef(runsDir.toAbsolutePath().toString()));
+            cfg = cfg.withValue(TrainingRuns.RUNS_KEY, ConfigValueFactory.fromAnyRef(runsDir.toAbsolutePath().toString()));
         }
         if (insecureCluster) cfg = cfg.withValue("agentswarm.node.insecure-cluster", ConfigValueFactory.fromAnyRef(true));
-        dev.agentswarm.app.ClusterTransport.check(cfg); // before the journal database or anything else is touched
+        ClusterTransport.check(cfg); // before the journal database or anything else is touched
         String swarms = null;
         if (orchestrator) {
             // The cluster's swarms may be placed here: they journal (the shared database, or H2 in the data folder) and trace here.

@@ -77,12 +77,9 @@ public final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--served-model-name must be a non-empty name other than \"" + SwarmChat.MODEL + "\"");
         }
         ServeAccess access = access(System.getenv("SWARM_API_KEY"));
-        access.checkHost(host); // before the model loads: a refused start is quick
-        if (access.warns()) {
-            System.err.println("WARNING: serving without an API key on " + host + " (--insecure): anyone who reaches port " + port
-                    + " can use the model" + (swarm ? " and run swarms" : "") + ". Give --api-key or SWARM_API_KEY to require a key.");
-        }
+        if (access.warns()) System.err.println("WARNING: " + ServeAccess.INSECURE_WARNING);
         Config cfg = settings(SwarmNode.loadConfig(config));
+        // ServingNode checks the host before anything starts: a refused start is quick, before the model loads.
         String id = servedName != null ? servedName : modelId(cfg);
         ServingNode serving = ServingNode.start(cfg, id, swarm, runsDir, host, port, access, UnaryOperator.identity());
         System.out.println("serving " + String.join(", ", serving.routes().modelIds()) + " at " + serving.baseUrl()

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.model.ContentTypes;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
@@ -24,7 +25,8 @@ import org.apache.pekko.http.javadsl.server.Route;
  *       OpenMetrics 1.0 when the {@code Accept} header asks for {@code application/openmetrics-text};</li>
  *   <li>{@code GET /alive}: 200 while the node's actor system runs (an orchestrator's liveness probe);</li>
  *   <li>{@code GET /ready}: 200 when the node takes work ({@link NodeReadiness}), else 503 with a JSON
- *       body naming each check that is not ready and what it waits for.</li>
+ *       body naming each check that is not ready and what it waits for; either body carries the
+ *       node's {@code warning} when it has one (a server open to anyone says so to whoever watches it).</li>
  * </ul>
  */
 public final class NodeEndpoints {
@@ -34,16 +36,23 @@ public final class NodeEndpoints {
     private final ActorSystem<?> system;
     private final PrometheusExposition exposition;
     private final NodeReadiness readiness;
+    private final Optional<String> warning;
 
-    private NodeEndpoints(ActorSystem<?> system) {
+    private NodeEndpoints(ActorSystem<?> system, Optional<String> warning) {
         this.system = system;
         this.exposition = PrometheusExposition.of(system);
         this.readiness = NodeReadiness.get(system);
+        this.warning = warning;
     }
 
     /** The endpoints of the node of {@code system}; its meters are exposed from now on. */
     public static NodeEndpoints of(ActorSystem<?> system) {
-        return new NodeEndpoints(system);
+        return of(system, Optional.empty());
+    }
+
+    /** The same, {@code /ready} saying {@code warning} when there is one. */
+    public static NodeEndpoints of(ActorSystem<?> system, Optional<String> warning) {
+        return new NodeEndpoints(system, warning);
     }
 
     public Route route() {
@@ -73,6 +82,7 @@ public final class NodeEndpoints {
             ObjectNode waiting = body.putObject("waiting");
             for (Map.Entry<String, String> e : s.waiting().entrySet()) waiting.put(e.getKey(), e.getValue());
         }
+        warning.ifPresent(w -> body.put("warning", w));
         return json(s.ready() ? 200 : 503, body);
     }
 

@@ -2,6 +2,7 @@ package dev.agentswarm.app.serve;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.agentswarm.core.json.Json;
+import java.time.Duration;
 
 /**
  * A request the server will not serve, with the OpenAI error shape: HTTP status, a message that says
@@ -14,14 +15,14 @@ public final class ApiError extends RuntimeException {
     private final String type;
     private final String param;
     private final String code;
-    private final java.time.Duration retryAfter;
+    private final Duration retryAfter;
 
     public ApiError(int status, String type, String message, String param, String code) {
         this(status, type, message, param, code, null);
     }
 
     /** @param retryAfter sent as the Retry-After header; null: none */
-    public ApiError(int status, String type, String message, String param, String code, java.time.Duration retryAfter) {
+    public ApiError(int status, String type, String message, String param, String code, Duration retryAfter) {
         super(message);
         this.status = status;
         this.type = type;
@@ -43,11 +44,11 @@ public final class ApiError extends RuntimeException {
 
     /** 429: the policy server's queue is full; the client should retry later. */
     public static ApiError overloaded(String message) {
-        return new ApiError(429, "rate_limit_exceeded", message + "; retry later", null, "queue_full", java.time.Duration.ofSeconds(1));
+        return new ApiError(429, "rate_limit_exceeded", message + "; retry later", null, "queue_full", Duration.ofSeconds(1));
     }
 
     /** 429: as many swarms run as the server allows; the client should retry after {@code retryAfter}. */
-    public static ApiError tooManySwarms(int running, java.time.Duration retryAfter) {
+    public static ApiError tooManySwarms(int running, Duration retryAfter) {
         return new ApiError(429, "rate_limit_exceeded", running + " swarms are running, as many as this server runs at once"
                 + " (agentswarm.serve.swarm.max-concurrent); retry later", null, "too_many_swarms", retryAfter);
     }
@@ -73,7 +74,7 @@ public final class ApiError extends RuntimeException {
     }
 
     /** How long the client should wait before retrying; null when retrying will not help. */
-    public java.time.Duration retryAfter() {
+    public Duration retryAfter() {
         return retryAfter;
     }
 

@@ -34,6 +34,7 @@ import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.BoundedSourceQueue;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.QueueOfferResult;
+import scala.concurrent.duration.FiniteDuration;
 
 /**
  * The OpenAI API's {@code GET /v1/models}, {@code GET /v1/models/{id}} and
@@ -103,12 +104,13 @@ public final class OpenAiRoutes extends AllDirectives {
      * a newline every interval before its JSON, so the binding's short idle timeout does not cut a long
      * generation or swarm. The price: an error found after that (a timed-out generation, a swarm without
      * an answer) comes as the OpenAI error object in a 200; errors found at once (400, 401, 404, 429)
-     * keep their status. Streams keep their connection with SSE comments instead.
+     * keep their status. Streams keep their connection with SSE comments instead. The response carries
+     * {@code headers} either way.
      */
     private CompletionStage<HttpResponse> patient(CompletionStage<HttpResponse> answer, Materializer materializer,
                                                   List<HttpHeader> headers) {
         CompletableFuture<HttpResponse> out = new CompletableFuture<>();
-        var timer = materializer.scheduleOnce(scala.concurrent.duration.FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
+        var timer = materializer.scheduleOnce(FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
             if (out.isDone()) return;
             CompletionStage<HttpResponse> late = answer.exceptionally(OpenAiRoutes::error);
             Source<ByteString, NotUsed> body = Source.completionStage(late)
@@ -121,7 +123,7 @@ public final class OpenAiRoutes extends AllDirectives {
         });
         answer.whenComplete((r, e) -> {
             timer.cancel();
-            out.complete(r != null ? r : error(e));
+            out.complete((r != null ? r : error(e)).addHeaders(headers));
         });
         return out;
     }
@@ -291,7 +293,7 @@ public final class OpenAiRoutes extends AllDirectives {
             }
         }
         // Begun or not, the response starts before the binding's idle timeout could cut it.
-        var begin = materializer.scheduleOnce(scala.concurrent.duration.FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
+        var begin = materializer.scheduleOnce(FiniteDuration.fromNanos(settings.keepAlive().toNanos()), () -> {
             synchronized (chat) {
                 if (!response.isDone()) response.complete(sse(body));
             }
@@ -328,8 +330,7 @@ public final class OpenAiRoutes extends AllDirectives {
         }
         CompletionStage<HttpResponse> answer = run.result().thenApply(r -> r.answered()
                 ? json(200, SwarmAnswers.completion(id, now, r)) : error(unanswered(r, trace)));
-        return patient(answer.exceptionally(OpenAiRoutes::error), materializer, List.of(traceHeader))
-                .thenApply(r -> r.getHeader(TRACE_HEADER).isPresent() ? r : r.addHeader(traceHeader));
+        return patient(answer.exceptionally(OpenAiRoutes::error), materializer, List.of(traceHeader));
     }
 
     private static ApiError unanswered(SwarmResult r, String trace) {

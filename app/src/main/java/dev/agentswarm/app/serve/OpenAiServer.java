@@ -6,6 +6,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.http.javadsl.Http;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.apache.pekko.http.javadsl.server.Route;
+import scala.concurrent.duration.FiniteDuration;
 
 /**
  * Binds routes on the node's actor system. The binding is unbound with the system's coordinated
@@ -27,7 +28,7 @@ public final class OpenAiServer {
      */
     public static CompletionStage<ServerBinding> bind(ActorSystem<?> system, String host, int port, Route route, Duration idleTimeout) {
         return Http.get(system).newServerAt(host, port)
-                .adaptSettings(s -> s.withTimeouts(s.getTimeouts().withIdleTimeout(scala.concurrent.duration.FiniteDuration.fromNanos(idleTimeout.toNanos()))))
+                .adaptSettings(s -> s.withTimeouts(s.getTimeouts().withIdleTimeout(FiniteDuration.fromNanos(idleTimeout.toNanos()))))
                 .bind(route)
                 .thenApply(b -> b.addToCoordinatedShutdown(Duration.ofSeconds(10), system));
     }

@@ -1,13 +1,8 @@
 package dev.agentswarm.app.serve;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.agentswarm.core.json.Json;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
+import dev.agentswarm.app.LoopbackHost;
+import java.util.Optional;
 import java.util.function.Supplier;
-import org.apache.pekko.http.javadsl.model.ContentTypes;
-import org.apache.pekko.http.javadsl.model.HttpEntity;
 import org.apache.pekko.http.javadsl.model.HttpResponse;
 import org.apache.pekko.http.javadsl.model.headers.RawHeader;
 import org.apache.pekko.http.javadsl.server.AllDirectives;
@@ -21,7 +16,7 @@ import org.apache.pekko.http.javadsl.server.Route;
  */
 public final class ServeAccess extends AllDirectives {
 
-    static final String INSECURE_WARNING = "this server takes requests without an API key on a non-loopback address"
+    public static final String INSECURE_WARNING = "this server takes requests without an API key on a non-loopback address"
             + " (--insecure): anyone who reaches its port can use it";
 
     private final ApiKeys keys;
@@ -39,9 +34,12 @@ public final class ServeAccess extends AllDirectives {
         return new ServeAccess(ApiKeys.none(), false, false);
     }
 
-    /** Refuses a {@code host} that other machines can reach when no key is set, unless insecure. */
+    /**
+     * Refuses a {@code host} that other machines can reach when no key is set, unless insecure; whether
+     * it is a loopback one is judged from its text ({@link LoopbackHost}).
+     */
     public void checkHost(String host) {
-        if (keys.required() || insecure || loopback(host)) return;
+        if (keys.required() || insecure || LoopbackHost.is(host)) return;
         throw new IllegalArgumentException("--host " + host + " takes requests from other machines, and no API key is set:"
                 + " give one with --api-key KEY or the SWARM_API_KEY environment variable (clients send it as"
                 + " \"Authorization: Bearer KEY\"), or --insecure to serve anyone who can reach the port");
@@ -52,20 +50,18 @@ public final class ServeAccess extends AllDirectives {
         return insecure && !keys.required();
     }
 
-    static boolean loopback(String host) {
-        try {
-            for (InetAddress a : InetAddress.getAllByName(host)) if (!a.isLoopbackAddress()) return false;
-            return true;
-        } catch (UnknownHostException e) {
-            return false; // the binding will fail anyway; never count an unknown name as safe
-        }
+    /** What {@code /ready} says when {@link #warns}: the node's endpoints ({@code NodeEndpoints.of}) put it in the body. */
+    public Optional<String> warning() {
+        return warns() ? Optional.of(INSECURE_WARNING) : Optional.empty();
     }
 
-    /** {@code api} and the node's {@code endpoints} (/metrics, /alive, /ready) behind the keys. */
+    /**
+     * {@code api} and the node's {@code endpoints} (/metrics, /alive, /ready) behind the keys; the
+     * endpoints are made with {@link #warning} so that {@code /ready} says it.
+     */
     public Route route(Route api, Route endpoints) {
         return extractUnmatchedPath(path -> {
-            if (path.equals("/alive")) return endpoints;
-            if (path.equals("/ready")) return warns() ? mapResponse(ServeAccess::withWarning, () -> endpoints) : endpoints;
+            if (path.equals("/alive") || path.equals("/ready")) return endpoints;
             if (path.equals("/metrics") && metricsOpen) return endpoints;
             return authorized(() -> concat(api, endpoints));
         });
@@ -80,18 +76,5 @@ public final class ServeAccess extends AllDirectives {
         ApiError e = new ApiError(401, "invalid_request_error", "a missing or wrong API key: send it as \"Authorization: Bearer"
                 + " <key>\" (the OpenAI clients' api_key)", null, "invalid_api_key");
         return OpenAiRoutes.json(401, e.body()).addHeader(RawHeader.create("WWW-Authenticate", "Bearer"));
-    }
-
-    private static HttpResponse withWarning(HttpResponse r) {
-        if (!(r.entity() instanceof HttpEntity.Strict strict)) return r;
-        JsonNode body;
-        try {
-            body = Json.parse(strict.getData().utf8String());
-        } catch (Exception e) {
-            return r;
-        }
-        if (!(body instanceof ObjectNode o)) return r;
-        o.put("warning", INSECURE_WARNING);
-        return r.withEntity(ContentTypes.APPLICATION_JSON, (Json.write(o) + "\n").getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 }

@@ -1,5 +1,6 @@
 package dev.agentswarm.app.serve;
 
+import dev.agentswarm.learner.sft.Checkpoints;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
@@ -34,7 +35,7 @@ final class ServedRuns {
             for (Path dir : dirs) {
                 if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) continue;
                 if (lastWrite(dir).isBefore(cutoff)) {
-                    delete(dir);
+                    Checkpoints.deleteTree(dir); // Files.walk: a link is removed, never followed
                     removed.add(dir);
                 }
             }
@@ -54,22 +55,5 @@ final class ServedRuns {
             }
         });
         return newest[0];
-    }
-
-    private static void delete(Path dir) throws IOException {
-        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-                Files.delete(file);
-                return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException e) throws IOException {
-                if (e != null) throw e;
-                Files.delete(d);
-                return FileVisitResult.CONTINUE;
-            }
-        });
     }
 }

@@ -14,6 +14,7 @@ import dev.agentswarm.workers.EpisodeServices;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -68,7 +69,7 @@ public final class ServingNode implements AutoCloseable {
         access.checkHost(host);
         ServeSettings serve = ServeSettings.fromConfig(config);
         AtomicReference<EmbeddedPolicy> spawned = new AtomicReference<>();
-        ToolRegistry tools = swarms ? swarmTools(config, serve.swarmTools()) : EpisodeRuns.builtInTools();
+        ToolRegistry tools = swarms ? swarmTools(config) : EpisodeRuns.builtInTools();
         // The node's /metrics, /alive and /ready answer on the API's port too; exposed from the node's start, so no count is missed.
         Config nodeConfig = ConfigFactory.parseString("agentswarm.http.on-api = on").withFallback(config);
         SwarmNode node = SwarmNode.start(nodeConfig, system -> {
@@ -85,7 +86,7 @@ public final class ServingNode implements AutoCloseable {
                         node.system().dispatchers().lookup(DispatcherSelector.blocking()), serve);
             }
             OpenAiRoutes routes = new OpenAiRoutes(List.of(PolicyServerModel.of(modelId, policy, node.system())), swarm, serve);
-            Route all = access.route(routes.route(), NodeEndpoints.of(node.system()).route());
+            Route all = access.route(routes.route(), NodeEndpoints.of(node.system(), access.warning()).route());
             ServerBinding binding = OpenAiServer.bind(node.system(), host, port, all, serve.idleTimeout())
                     .toCompletableFuture().get(30, TimeUnit.SECONDS);
             return new ServingNode(node, routes, binding, policy, tools);
@@ -97,21 +98,15 @@ public final class ServingNode implements AutoCloseable {
 
     /**
      * The tools of a served swarm's agents: the built-in ones, and those of the node's that
-     * {@code allowed} ({@code agentswarm.serve.swarm.tools}) names. Whoever may call the API chooses the
-     * swarm's task, so code in the sandbox and MCP tools (which run outside it) are the operator's to
-     * grant. A name the node does not offer is refused, naming those it does.
+     * {@code agentswarm.serve.swarm.tools} names. Whoever may call the API chooses the swarm's task, so
+     * code in the sandbox and MCP tools (which run outside it) are the operator's to grant; an MCP
+     * server none of whose tools is granted is never started. A name the node does not offer is
+     * refused, naming those it does.
      */
-    static ToolRegistry swarmTools(Config config, List<String> allowed) {
-        ToolRegistry builtIn = EpisodeRuns.builtInTools();
-        if (allowed.isEmpty()) return builtIn.withIdempotency(config.getConfig("agentswarm.tools"));
-        ToolRegistry node = EpisodeRuns.nodeTools(config);
-        List<String> names = new java.util.ArrayList<>(builtIn.names());
-        for (String a : allowed) if (!names.contains(a)) names.add(a);
-        try {
-            return node.select(names);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("agentswarm.serve.swarm.tools: " + e.getMessage(), e);
-        }
+    static ToolRegistry swarmTools(Config config) {
+        List<String> names = new ArrayList<>(EpisodeRuns.builtInTools().names());
+        for (String a : ServeSettings.fromConfig(config).swarmTools()) if (!names.contains(a)) names.add(a);
+        return EpisodeRuns.selectTools(config, names, "agentswarm.serve.swarm.tools");
     }
 
     public SwarmNode node() {

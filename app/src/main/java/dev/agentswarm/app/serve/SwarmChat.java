@@ -17,8 +17,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import org.slf4j.LoggerFactory;
+import scala.concurrent.ExecutionContext;
 
 /**
  * The model named {@value #MODEL}: a chat request runs a whole swarm on the node, its task the last
@@ -26,11 +28,16 @@ import org.slf4j.LoggerFactory;
  * trace.html, as {@code swarm run} writes them); nothing waits on a thread while the swarm runs: the
  * answer completes a future. Swarms run unjournaled: a request's swarm ends with its server. At most
  * {@code agentswarm.serve.swarm.max-concurrent} run at once (one more is refused with 429 and
- * Retry-After), and run folders older than {@code keep-runs} are removed as new swarms start.
+ * Retry-After), and run folders older than {@code keep-runs} are removed: at the start, then every
+ * {@link #SWEEP_EVERY} on the actor system's scheduler (walking every kept folder is not a request's
+ * cost to pay).
  */
 public final class SwarmChat {
 
     public static final String MODEL = "swarm";
+
+    /** How often run folders past their retention are looked for: against days of retention, an hour late is nothing. */
+    static final Duration SWEEP_EVERY = Duration.ofHours(1);
 
     /** A swarm that has begun: where its trace goes, and its result once it ends. */
     public record Run(Path runDir, CompletionStage<SwarmResult> result) {}
@@ -45,12 +52,21 @@ public final class SwarmChat {
 
     /** @param blocking where trace files are opened and written (file I/O, never on Pekko's dispatcher) */
     public SwarmChat(SwarmNode node, SwarmSettings settings, Path runsRoot, Executor blocking, ServeSettings serve) {
+        this(node, settings, runsRoot, blocking, serve, SWEEP_EVERY);
+    }
+
+    /** The same, looking for expired run folders every {@code sweepEvery} (tests shorten it). */
+    SwarmChat(SwarmNode node, SwarmSettings settings, Path runsRoot, Executor blocking, ServeSettings serve, Duration sweepEvery) {
         this.node = node;
         this.settings = settings;
         this.runsRoot = runsRoot;
         this.blocking = blocking;
         this.serve = serve;
-        blocking.execute(this::removeExpiredRuns);
+        if (!serve.keepRuns().isZero()) {
+            // Stopped with the actor system, as the scheduler's tasks are.
+            node.system().scheduler().scheduleWithFixedDelay(Duration.ZERO, sweepEvery, this::removeExpiredRuns,
+                    ExecutionContext.fromExecutor(blocking));
+        }
     }
 
     /** Swarms running now. */
@@ -81,10 +97,10 @@ public final class SwarmChat {
         String runId = "serve-" + ProcessHandle.current().pid() + "-" + n;
         Path dir = runsRoot.resolve(RunDirs.stamped("serve-swarm") + "-" + n);
         return new Run(dir, CompletableFuture.supplyAsync(() -> {
-            removeExpiredRuns();
             try {
-                Files.createDirectories(dir);
-            } catch (java.io.IOException e) {
+                Files.createDirectories(runsRoot);
+                RunDirs.createOwnerOnly(dir); // traces hold model output and tool results
+            } catch (IOException e) {
                 throw ApiError.internal("cannot create the run folder " + dir + ": " + e.getMessage());
             }
             return SwarmTrace.toFile(dir.resolve("trace.jsonl"), event -> {});
@@ -103,7 +119,7 @@ public final class SwarmChat {
         try {
             ServedRuns.removeExpired(runsRoot, serve.keepRuns(), Instant.now());
         } catch (IOException | RuntimeException e) {
-            // A folder that cannot be removed now is tried again as the next swarm starts; the swarm itself goes on.
+            // A folder that cannot be removed now is tried again at the next sweep; the server goes on.
             LoggerFactory.getLogger(SwarmChat.class).warn("cannot remove expired run folders under {}: {}", runsRoot, e.toString());
         }
     }

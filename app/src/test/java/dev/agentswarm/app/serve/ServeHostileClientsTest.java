@@ -23,6 +23,7 @@ import dev.agentswarm.core.protocol.FinishReason;
 import dev.agentswarm.core.protocol.Message;
 import dev.agentswarm.core.protocol.SamplingParams;
 import dev.agentswarm.core.protocol.ToolSpec;
+import dev.agentswarm.orchestrator.swarm.SwarmSettings;
 import dev.agentswarm.policy.embedded.Generation;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -46,6 +47,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.http.javadsl.ServerBinding;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -124,6 +126,19 @@ class ServeHostileClientsTest {
         while (java.nio.file.Files.exists(expiredRun) && System.nanoTime() < deadline) Thread.sleep(20);
         assertFalse(java.nio.file.Files.exists(expiredRun), "a served swarm's folder 30 days old (keep-runs 7 d)");
         assertTrue(java.nio.file.Files.exists(otherRun), "another command's folder is not the server's");
+    }
+
+    @Test
+    void expiredFoldersAreLookedForAgainWithoutARequest() throws Exception {
+        Path runs = Path.of("target", "hostile-sweep-runs");
+        var system = serving.node().system();
+        new SwarmChat(serving.node(), SwarmSettings.fromConfig(config, java.util.Set.of("calculator", "finish")), runs,
+                system.dispatchers().lookup(DispatcherSelector.blocking()), ServeSettings.fromConfig(config), Duration.ofMillis(200));
+        Thread.sleep(500); // past the sweep at start: only a later one can find this folder
+        Path expired = oldFolder(runs.resolve("serve-swarm-20250101-000000-2"));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (java.nio.file.Files.exists(expired) && System.nanoTime() < deadline) Thread.sleep(20);
+        assertFalse(java.nio.file.Files.exists(expired), "a folder that expired while the server ran, no swarm requested");
     }
 
     @AfterAll
@@ -216,7 +231,7 @@ class ServeHostileClientsTest {
     private ServerBinding bind(ServeAccess access, OpenAiRoutes routes) throws Exception {
         var system = serving.node().system();
         return OpenAiServer.bind(system, "127.0.0.1", 0,
-                access.route(routes.route(), dev.agentswarm.app.metrics.NodeEndpoints.of(system).route()),
+                access.route(routes.route(), dev.agentswarm.app.metrics.NodeEndpoints.of(system, access.warning()).route()),
                 ServeSettings.fromConfig(config).idleTimeout()).toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
 
@@ -228,6 +243,11 @@ class ServeHostileClientsTest {
         ServeAccess.loopbackOnly().checkHost("127.0.0.1");
         ServeAccess.loopbackOnly().checkHost("localhost");
         ServeAccess.loopbackOnly().checkHost("::1");
+        // The same rule as a cluster node's plain TCP (LoopbackHost): judged from the text, no name looked up.
+        ServeAccess.loopbackOnly().checkHost("[::1]");
+        ServeAccess.loopbackOnly().checkHost("127.8.9.10");
+        assertThrows(IllegalArgumentException.class, () -> ServeAccess.loopbackOnly().checkHost("::2"));
+        assertThrows(IllegalArgumentException.class, () -> ServeAccess.loopbackOnly().checkHost("localhost.example.com"));
         new ServeAccess(ApiKeys.of(List.of(KEY)), false, false).checkHost("0.0.0.0");
 
         // The command refuses before loading a model (it would otherwise serve, and this would time out).
@@ -291,9 +311,10 @@ class ServeHostileClientsTest {
     void aServedSwarmsAgentsGetOnlyTheBuiltInToolsUnlessAllowed() {
         assertEquals(java.util.Set.of("calculator", "finish"), serving.tools());
         Config allowPython = ConfigFactory.parseString("agentswarm.serve.swarm.tools = [python]").withFallback(config);
-        assertTrue(ServingNode.swarmTools(allowPython, List.of("python")).names().containsAll(List.of("calculator", "finish", "python")));
-        assertFalse(ServingNode.swarmTools(allowPython, List.of("python")).names().contains("bash"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServingNode.swarmTools(config, List.of("rm_rf")));
+        assertTrue(ServingNode.swarmTools(allowPython).names().containsAll(List.of("calculator", "finish", "python")));
+        assertFalse(ServingNode.swarmTools(allowPython).names().contains("bash"));
+        Config allowUnknown = ConfigFactory.parseString("agentswarm.serve.swarm.tools = [rm_rf]").withFallback(config);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ServingNode.swarmTools(allowUnknown));
         assertTrue(e.getMessage().contains("agentswarm.serve.swarm.tools") && e.getMessage().contains("rm_rf"), e.getMessage());
     }
 

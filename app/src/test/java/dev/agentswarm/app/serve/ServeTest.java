@@ -56,6 +56,7 @@ import dev.agentswarm.core.tool.CalculatorTool;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -197,6 +198,10 @@ class ServeTest {
         assertEquals(ChatCompletion.Choice.FinishReason.STOP, c.choices().get(0).finishReason());
         Path trace = Path.of(raw.headers().values(OpenAiRoutes.TRACE_HEADER).get(0));
         assertTrue(trace.startsWith(RUNS), trace.toString());
+        if (Files.getFileStore(trace).supportsFileAttributeView("posix")) {
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(trace)),
+                    "the run folder holds model output and tool results: its owner's only");
+        }
         List<String> events = Files.readAllLines(trace.resolve("trace.jsonl"));
         assertTrue(events.stream().anyMatch(l -> l.contains("2 + 3")), "the task and its sub-agent are in the trace");
         assertTrue(Files.exists(trace.resolve("trace.html")));
